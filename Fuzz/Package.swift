@@ -1,0 +1,28 @@
+// swift-tools-version: 6.1
+// libFuzzer targets for every Confer parser. Each folder under Sources/ is one target
+// whose file defines `LLVMFuzzerTestOneInput`. Build and run them with Fuzz/run (see README).
+import PackageDescription
+import Foundation
+
+let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+let names = ((try? FileManager.default.contentsOfDirectory(atPath: here.appendingPathComponent("Sources").path)) ?? [])
+    .filter { !$0.hasPrefix(".") }
+    .sorted()
+
+let package = Package(
+    name: "ConferFuzz",
+    platforms: [.macOS(.v15)],
+    dependencies: [.package(name: "Confer", path: "..")],
+    targets: names.map { name in
+        .executableTarget(
+            name: name,
+            dependencies: [
+                .product(name: "ConferMedia", package: "Confer"),
+                .product(name: "ConferCodecs", package: "Confer"),
+                .product(name: "ConferRTP", package: "Confer"),
+                .product(name: "ConferSRTP", package: "Confer"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-parse-as-library"])]
+        )
+    }
+)

@@ -1,0 +1,1 @@
+// The Confer module: jobs and pipelines built from the lower layers.

@@ -1,0 +1,2 @@
+import ArgumentParser
+@main struct ConferCommand: ParsableCommand { static let configuration = CommandConfiguration(commandName: "confer") ; func run() {} }

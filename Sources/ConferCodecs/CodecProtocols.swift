@@ -1,0 +1,130 @@
+public import ConferMedia
+
+/// Settings every video encoder understands.
+public struct VideoEncoderSettings: Sendable, Hashable, Codable {
+    /// Picture width in pixels.
+    public var width: Int
+    /// Picture height in pixels.
+    public var height: Int
+    /// Frames per second the encoder is fed.
+    public var frameRate: Double
+    /// Target bitrate in bits per second (constant bitrate, real-time rate control).
+    public var bitrate: Int
+    /// Encoder threads (1 disables threading).
+    public var threads: Int
+    /// Speed/quality trade-off: libvpx `cpu-used` (VP8 −16…16, VP9 −9…9); for x264 a
+    /// preset index where 0 is ultrafast.
+    public var speed: Int
+    /// Whether to make the stream robust to losses (libvpx error-resilient mode).
+    public var errorResilient: Bool
+    /// Most frames between keyframes (0: only on request or at the start).
+    public var keyframeInterval: Int
+
+    /// Settings for a `width` × `height` real-time stream.
+    public init(width: Int, height: Int, frameRate: Double = 30, bitrate: Int = 800_000, threads: Int = 1,
+                speed: Int = 8, errorResilient: Bool = true, keyframeInterval: Int = 0) {
+        self.width = width
+        self.height = height
+        self.frameRate = frameRate
+        self.bitrate = bitrate
+        self.threads = threads
+        self.speed = speed
+        self.errorResilient = errorResilient
+        self.keyframeInterval = keyframeInterval
+    }
+}
+
+/// Compresses pictures. One owner at a time: encoders are not `Sendable`.
+public protocol VideoEncoder: ~Copyable {
+    /// The library's error type.
+    associatedtype Failure: Error
+    /// The codec this encoder produces.
+    var codec: Codec { get }
+    /// The settings in force.
+    var settings: VideoEncoderSettings { get }
+    /// Changes the target bitrate while running; takes effect from the next frame.
+    mutating func setBitrate(_ bitsPerSecond: Int) throws(Failure)
+    /// Asks for the next encoded frame to be a keyframe.
+    mutating func requestKeyframe()
+    /// Encodes `frame` into `output`, reusing its buffers. Returns false when rate
+    /// control dropped the frame (nothing was written).
+    mutating func encode(_ frame: VideoFrame, into output: inout EncodedFrame) throws(Failure) -> Bool
+}
+
+extension VideoEncoder where Self: ~Copyable {
+    /// Encodes `frame` into a new ``EncodedFrame``; nil when rate control dropped it.
+    public mutating func encode(_ frame: VideoFrame) throws(Failure) -> EncodedFrame? {
+        var output = EncodedFrame(codec: codec)
+        return try encode(frame, into: &output) ? output : nil
+    }
+}
+
+/// Decompresses pictures. One owner at a time: decoders are not `Sendable`.
+public protocol VideoDecoder: ~Copyable {
+    /// The library's error type.
+    associatedtype Failure: Error
+    /// The codec this decoder reads.
+    var codec: Codec { get }
+    /// Decodes one frame. Returns nil when the decoder produced no picture for it
+    /// (for example a frame it must skip until the next keyframe after corruption).
+    mutating func decode(_ frame: EncodedFrame) throws(Failure) -> VideoFrame?
+}
+
+/// Settings for an Opus encoder.
+public struct AudioEncoderSettings: Sendable, Hashable, Codable {
+    /// 1 or 2.
+    public var channels: Int
+    /// Target bitrate in bits per second.
+    public var bitrate: Int
+    /// Frame duration in milliseconds: 10, 20, 40 or 60.
+    public var frameDurationMs: Int
+    /// Encoder complexity 0…10.
+    public var complexity: Int
+    /// Whether to embed in-band forward error correction (LBRR) for the previous frame.
+    public var inbandFEC: Bool
+    /// Expected packet loss in percent; drives how much FEC Opus spends.
+    public var expectedLossPercent: Int
+    /// Discontinuous transmission: send almost nothing during silence.
+    public var dtx: Bool
+
+    /// Settings for a real-time voice stream.
+    public init(channels: Int = 1, bitrate: Int = 32_000, frameDurationMs: Int = 20, complexity: Int = 9,
+                inbandFEC: Bool = true, expectedLossPercent: Int = 5, dtx: Bool = false) {
+        self.channels = channels
+        self.bitrate = bitrate
+        self.frameDurationMs = frameDurationMs
+        self.complexity = complexity
+        self.inbandFEC = inbandFEC
+        self.expectedLossPercent = expectedLossPercent
+        self.dtx = dtx
+    }
+
+    /// Samples per channel in one frame at 48 kHz.
+    public var samplesPerFrame: Int { conferSampleRate * frameDurationMs / 1000 }
+}
+
+/// Compresses audio, one frame duration at a time.
+public protocol AudioEncoder: ~Copyable {
+    /// The library's error type.
+    associatedtype Failure: Error
+    /// The settings in force.
+    var settings: AudioEncoderSettings { get }
+    /// Changes the target bitrate while running.
+    mutating func setBitrate(_ bitsPerSecond: Int) throws(Failure)
+    /// Encodes exactly `settings.samplesPerFrame` samples per channel into `output`.
+    mutating func encode(_ frame: AudioFrame, into output: inout EncodedFrame) throws(Failure)
+}
+
+/// Decompresses audio, concealing losses.
+public protocol AudioDecoder: ~Copyable {
+    /// The library's error type.
+    associatedtype Failure: Error
+    /// Output channel count.
+    var channels: Int { get }
+    /// Decodes one packet.
+    mutating func decode(_ packet: EncodedFrame) throws(Failure) -> AudioFrame
+    /// Synthesizes `durationMs` of audio for a lost packet (packet-loss concealment).
+    mutating func concealLoss(durationMs: Int, timestamp: Timestamp) throws(Failure) -> AudioFrame
+    /// Recovers a lost packet from the in-band FEC carried by the packet after it.
+    mutating func decodeFEC(from next: EncodedFrame, durationMs: Int, timestamp: Timestamp) throws(Failure) -> AudioFrame
+}
