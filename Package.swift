@@ -4,6 +4,7 @@
 // Layers (imports point down only):
 //   ConferCLI (the `confer` command)
 //   Confer            — jobs and pipelines
+//   ConferNet         — UDP (SwiftNIO), SDP
 //   ConferRTP, ConferSRTP
 //   ConferCodecs      — Opus, VP8, VP9, H.264
 //   ConferMedia       — frames, pools, clocks, file formats, scaling, metrics
@@ -29,10 +30,12 @@ let package = Package(
         .library(name: "ConferCodecs", targets: ["ConferCodecs"]),
         .library(name: "ConferRTP", targets: ["ConferRTP"]),
         .library(name: "ConferSRTP", targets: ["ConferSRTP"]),
+        .library(name: "ConferNet", targets: ["ConferNet"]),
         .executable(name: "confer", targets: ["ConferCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         shim("COpus", pkgConfig: "libopusenc", apt: ["libopus-dev", "libopusenc-dev", "libopusfile-dev", "libogg-dev"]),
@@ -49,7 +52,13 @@ let package = Package(
         .target(name: "ConferCodecs", dependencies: ["ConferMedia", "COpus", "CVPX", "CX264", "CAVCodec"], swiftSettings: strict),
         .target(name: "ConferRTP", dependencies: ["ConferMedia", "ConferCodecs"], swiftSettings: strict),
         .target(name: "ConferSRTP", dependencies: ["CSRTP"], swiftSettings: strict),
-        .target(name: "Confer", dependencies: ["ConferMedia", "ConferCodecs", "ConferRTP", "ConferSRTP"], swiftSettings: strict),
+        .target(
+            name: "ConferNet",
+            dependencies: ["ConferMedia", "ConferRTP", "ConferSRTP",
+                           .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            swiftSettings: strict
+        ),
+        .target(name: "Confer", dependencies: ["ConferMedia", "ConferCodecs", "ConferRTP", "ConferSRTP", "ConferNet"], swiftSettings: strict),
         .executableTarget(
             name: "ConferCLI",
             dependencies: ["Confer", .product(name: "ArgumentParser", package: "swift-argument-parser")],
@@ -60,6 +69,7 @@ let package = Package(
         .testTarget(name: "ConferCodecsTests", dependencies: ["ConferCodecs"], swiftSettings: strict),
         .testTarget(name: "ConferRTPTests", dependencies: ["ConferRTP"], swiftSettings: strict),
         .testTarget(name: "ConferSRTPTests", dependencies: ["ConferSRTP"], swiftSettings: strict),
+        .testTarget(name: "ConferNetTests", dependencies: ["ConferNet"], swiftSettings: strict),
         .testTarget(name: "ConferTests", dependencies: ["Confer", "ConferCLI"], swiftSettings: strict),
     ]
 )

@@ -1,0 +1,32 @@
+// swift-tools-version: 6.1
+// Confer's benchmarks: its own package so that the benchmark library never becomes a
+// dependency of Confer. Run with `swift package --package-path Benchmarks benchmark`.
+import PackageDescription
+
+let suite: [Target.Dependency] = [
+    .product(name: "Benchmark", package: "benchmark"),
+    .product(name: "Confer", package: "Confer"),
+    .product(name: "ConferMedia", package: "Confer"),
+    .product(name: "ConferCodecs", package: "Confer"),
+    .product(name: "ConferRTP", package: "Confer"),
+    .product(name: "ConferSRTP", package: "Confer"),
+]
+
+let package = Package(
+    name: "ConferBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "Confer", path: ".."),
+        // 1.38.1 resolves here only with the MallocInterposer trait (see ../shared/STYLE.md).
+        .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: ["CodecBenchmarks"].map { name in
+        .executableTarget(
+            name: name,
+            dependencies: suite,
+            path: "Benchmarks/\(name)",
+            swiftSettings: [.swiftLanguageMode(.v6)],
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        )
+    }
+)

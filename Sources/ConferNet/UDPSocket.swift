@@ -1,0 +1,105 @@
+import NIOCore
+import NIOPosix
+
+/// A host and port for UDP.
+public struct UDPAddress: Hashable, Sendable, CustomStringConvertible {
+    /// A numeric IPv4/IPv6 address or a host name.
+    public var host: String
+    /// The UDP port.
+    public var port: Int
+
+    /// The address `host`:`port`.
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+
+    /// Parses `HOST:PORT` (or `[IPv6]:PORT`); nil when it is not of that form.
+    public init?(parsing text: String) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+              (0...65535).contains(port) else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty else { return nil }
+        self.init(host: host, port: port)
+    }
+
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}
+
+/// One datagram received on a ``UDPSocket``.
+public struct UDPDatagram: Sendable {
+    /// The payload.
+    public var bytes: [UInt8]
+    /// Who sent it.
+    public var source: UDPAddress
+}
+
+/// Why a socket could not be opened or used.
+public struct UDPError: Error, Sendable, CustomStringConvertible {
+    /// What was being done.
+    public let operation: String
+    /// The underlying error's text.
+    public let detail: String
+    public var description: String { "UDP \(operation): \(detail)" }
+}
+
+/// A bound UDP socket on SwiftNIO, usable only inside ``withSocket(bindingTo:_:)``.
+///
+/// The scoped form follows `NIOAsyncChannel.executeThenClose`: the socket is closed when
+/// the body returns or throws, so no socket outlives its user.
+public struct UDPSocket: Sendable {
+    /// The port the socket is bound to (useful after binding port 0).
+    public let localPort: Int
+    private let outbound: NIOAsyncChannelOutboundWriter<AddressedEnvelope<ByteBuffer>>
+    private let inboundStream: NIOAsyncChannelInboundStream<AddressedEnvelope<ByteBuffer>>
+    private let allocator: ByteBufferAllocator
+
+    /// Datagrams as they arrive.
+    public var datagrams: some AsyncSequence<UDPDatagram, any Error> {
+        inboundStream.map { envelope in
+            UDPDatagram(bytes: Array(envelope.data.readableBytesView),
+                        source: UDPAddress(host: envelope.remoteAddress.ipAddress ?? "?", port: envelope.remoteAddress.port ?? 0))
+        }
+    }
+
+    /// Sends `bytes` to `destination`.
+    public func send(_ bytes: some Collection<UInt8>, to destination: UDPAddress) async throws {
+        let address: SocketAddress
+        do { address = try SocketAddress.makeAddressResolvingHost(destination.host, port: destination.port) } catch {
+            throw UDPError(operation: "resolve \(destination)", detail: "\(error)")
+        }
+        var buffer = allocator.buffer(capacity: bytes.count)
+        buffer.writeBytes(bytes)
+        try await outbound.write(AddressedEnvelope(remoteAddress: address, data: buffer))
+    }
+
+    /// Binds a socket to `address` (port 0 picks a free port), runs `body` with it, and closes it.
+    public static func withSocket<R: Sendable>(
+        bindingTo address: UDPAddress,
+        receiveBufferBytes: Int = 4 << 20,
+        _ body: (UDPSocket) async throws -> R
+    ) async throws -> R {
+        let channel: NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>
+        do {
+            channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .channelOption(.socketOption(.so_reuseaddr), value: 1)
+                .channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(receiveBufferBytes))
+                // Datagrams up to 64 KiB arrive whole.
+                .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 65_536))
+                .bind(host: address.host, port: address.port) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>(
+                            wrappingChannelSynchronously: channel)
+                    }
+                }
+        } catch {
+            throw UDPError(operation: "bind \(address)", detail: "\(error)")
+        }
+        let port = channel.channel.localAddress?.port ?? address.port
+        let allocator = channel.channel.allocator
+        return try await channel.executeThenClose { inbound, outbound in
+            try await body(UDPSocket(localPort: port, outbound: outbound, inboundStream: inbound, allocator: allocator))
+        }
+    }
+}
