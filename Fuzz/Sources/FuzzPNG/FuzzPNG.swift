@@ -1,0 +1,29 @@
+import ConferMedia
+
+/// Feeds arbitrary bytes to the PNG reader: it must throw or return a picture within the
+/// pixel cap, never crash, hang or allocate without bound.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = UnsafeRawBufferPointer(start: data, count: size)
+    if let image = try? PNGFile.decodeImage(bytes, maxPixels: 1 << 20) {
+        precondition(image.width * image.height <= 1 << 20, "the pixel cap was not enforced")
+        precondition(image.pixels.count == image.width * image.height * 4)
+        _ = try? image.videoFrame()
+    }
+    return 0
+}
+
+// SwiftPM links every executable with `--defsym main=<Target>_main`, and with
+// -parse-as-library no such symbol exists, so the link fails. Defining it here and handing
+// control to libFuzzer's documented driver entry point keeps libFuzzer in charge.
+@_silgen_name("LLVMFuzzerRunDriver")
+func runFuzzerDriver(_ argc: UnsafeMutablePointer<CInt>,
+                     _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+                     _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt) -> CInt
+
+@_cdecl("FuzzPNG_main")
+func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    var count = argc
+    var arguments = argv
+    return runFuzzerDriver(&count, &arguments) { data, size in fuzz(data, size) }
+}
