@@ -50,6 +50,7 @@ public struct SRTPError: Error, Equatable, Sendable, CustomStringConvertible {
         self.detail = detail
     }
 
+    /// The failure for a log line: what was being done, libsrtp's name and code.
     public var description: String {
         if let code { return "SRTP: \(detail) failed: \(name) (\(code))" }
         return "SRTP: \(detail) (\(name))"

@@ -33,6 +33,7 @@ public struct SRTPKeyError: Error, Equatable, Sendable, CustomStringConvertible 
         self.detail = detail
     }
 
+    /// The problem for a person, with where it was found.
     public var description: String {
         if let offset { return "SRTP key: \(detail) (at offset \(offset))" }
         return "SRTP key: \(detail)"

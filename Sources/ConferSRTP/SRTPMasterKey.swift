@@ -2,7 +2,7 @@
 ///
 /// The bytes are checked against the profile's lengths when the value is made, so every
 /// `SRTPMasterKey` can create an ``SRTPSession``. `description` never prints the secret.
-public struct SRTPMasterKey: Sendable, Equatable, CustomStringConvertible {
+public struct SRTPMasterKey: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
     /// The profile these keys are for.
     public let profile: SRTPProfile
     /// The master key followed by the master salt (``SRTPProfile/keyingMaterialLength`` bytes).
@@ -78,7 +78,11 @@ public struct SRTPMasterKey: Sendable, Equatable, CustomStringConvertible {
         try self.init(profile: profile, keyingMaterial: Base64.decode(text[text.index(after: colon)...], baseOffset: keyStart))
     }
 
+    /// The profile and length only: keys never reach logs.
     public var description: String {
         "SRTPMasterKey(\(profile), \(keyingMaterial.count) bytes)"
     }
+
+    /// The same as `description`, so `debugPrint` does not leak the key either.
+    public var debugDescription: String { description }
 }

@@ -140,6 +140,7 @@ import Testing
         let attribute = SDESCryptoAttribute(tag: 5, key: key, lifetime: 1 << 31)
         #expect(try SDESCryptoAttribute(parsing: attribute.attributeLine) == attribute)
         #expect(!key.description.contains(key.base64), "descriptions never print the secret")
+        #expect(!String(reflecting: key).contains(key.base64))
         #expect(SRTPMasterKey.random(profile: profile) != key)
     }
 
