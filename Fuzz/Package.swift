@@ -1,6 +1,8 @@
 // swift-tools-version: 6.1
 // libFuzzer targets for every Confer parser. Each folder under Sources/ is one target
-// whose file defines `LLVMFuzzerTestOneInput`. Build and run them with Fuzz/run (see README).
+// whose file defines `LLVMFuzzerTestOneInput` and, because SwiftPM links executables with
+// `--defsym main=<Target>_main`, a three-line `<Target>_main` that calls `runLibFuzzer`
+// from Support/. Build and run them with Fuzz/run (see README).
 import PackageDescription
 import Foundation
 
@@ -13,10 +15,11 @@ let package = Package(
     name: "ConferFuzz",
     platforms: [.macOS(.v15)],
     dependencies: [.package(name: "Confer", path: "..")],
-    targets: names.map { name in
+    targets: [.target(name: "FuzzSupport", path: "Support", swiftSettings: [.swiftLanguageMode(.v6)])] + names.map { name in
         .executableTarget(
             name: name,
             dependencies: [
+                "FuzzSupport",
                 .product(name: "ConferMedia", package: "Confer"),
                 .product(name: "ConferCodecs", package: "Confer"),
                 .product(name: "ConferRTP", package: "Confer"),

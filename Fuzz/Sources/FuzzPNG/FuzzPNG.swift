@@ -1,4 +1,5 @@
 import ConferMedia
+import FuzzSupport
 
 /// Feeds arbitrary bytes to the PNG reader: it must throw or return a picture within the
 /// pixel cap, never crash, hang or allocate without bound.
@@ -13,17 +14,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     return 0
 }
 
-// SwiftPM links every executable with `--defsym main=<Target>_main`, and with
-// -parse-as-library no such symbol exists, so the link fails. Defining it here and handing
-// control to libFuzzer's documented driver entry point keeps libFuzzer in charge.
-@_silgen_name("LLVMFuzzerRunDriver")
-func runFuzzerDriver(_ argc: UnsafeMutablePointer<CInt>,
-                     _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                     _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt) -> CInt
-
 @_cdecl("FuzzPNG_main")
 func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var count = argc
-    var arguments = argv
-    return runFuzzerDriver(&count, &arguments) { data, size in fuzz(data, size) }
+    runLibFuzzer(argc, argv) { data, size in fuzz(data, size) }
 }

@@ -1,3 +1,4 @@
+import FuzzSupport
 import ConferSRTP
 
 /// Every SDES and key text form: a=crypto attributes, inline key parameters, the CLI form.
@@ -17,4 +18,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         precondition((try? SRTPMasterKey(commandLineForm: key.commandLineForm)) == key)
     }
     return 0
+}
+
+@_cdecl("FuzzSDES_main")
+func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    runLibFuzzer(argc, argv) { data, size in fuzz(data, size) }
 }

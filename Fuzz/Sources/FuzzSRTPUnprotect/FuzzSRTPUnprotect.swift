@@ -1,3 +1,4 @@
+import FuzzSupport
 import ConferSRTP
 
 // One session per profile and direction for the whole run, as a receiver keeps them: the
@@ -47,4 +48,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
     }
     return 0
+}
+
+@_cdecl("FuzzSRTPUnprotect_main")
+func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    runLibFuzzer(argc, argv) { data, size in fuzz(data, size) }
 }
