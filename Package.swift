@@ -4,6 +4,7 @@
 // Layers (imports point down only):
 //   ConferCLI (the `confer` command)
 //   Confer            — jobs and pipelines
+//   ConferMixer       — video compositor, audio mixer;  ConferRender — frame pacer
 //   ConferNet         — UDP (SwiftNIO), SDP
 //   ConferRTP, ConferSRTP
 //   ConferCodecs      — Opus, VP8, VP9, H.264
@@ -31,6 +32,8 @@ let package = Package(
         .library(name: "ConferRTP", targets: ["ConferRTP"]),
         .library(name: "ConferSRTP", targets: ["ConferSRTP"]),
         .library(name: "ConferNet", targets: ["ConferNet"]),
+        .library(name: "ConferMixer", targets: ["ConferMixer"]),
+        .library(name: "ConferRender", targets: ["ConferRender"]),
         .executable(name: "confer", targets: ["ConferCLI"]),
     ],
     dependencies: [
@@ -58,7 +61,9 @@ let package = Package(
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict
         ),
-        .target(name: "Confer", dependencies: ["ConferMedia", "ConferCodecs", "ConferRTP", "ConferSRTP", "ConferNet"], swiftSettings: strict),
+        .target(name: "ConferMixer", dependencies: ["ConferMedia"], swiftSettings: strict),
+        .target(name: "ConferRender", dependencies: ["ConferMedia"], swiftSettings: strict),
+        .target(name: "Confer", dependencies: ["ConferMedia", "ConferCodecs", "ConferRTP", "ConferSRTP", "ConferNet", "ConferMixer", "ConferRender"], swiftSettings: strict),
         .executableTarget(
             name: "ConferCLI",
             dependencies: ["Confer", .product(name: "ArgumentParser", package: "swift-argument-parser")],
@@ -69,6 +74,8 @@ let package = Package(
         .testTarget(name: "ConferCodecsTests", dependencies: ["ConferCodecs"], swiftSettings: strict),
         .testTarget(name: "ConferRTPTests", dependencies: ["ConferRTP"], swiftSettings: strict),
         .testTarget(name: "ConferSRTPTests", dependencies: ["ConferSRTP"], swiftSettings: strict),
+        .testTarget(name: "ConferMixerTests", dependencies: ["ConferMixer"], swiftSettings: strict),
+        .testTarget(name: "ConferRenderTests", dependencies: ["ConferRender"], swiftSettings: strict),
         .testTarget(name: "ConferNetTests", dependencies: ["ConferNet"], swiftSettings: strict),
         .testTarget(name: "ConferTests", dependencies: ["Confer", "ConferCLI"], swiftSettings: strict),
     ]

@@ -1,0 +1,1 @@
+// ConferMixer: the host's video compositor and per-listener audio mixer.
