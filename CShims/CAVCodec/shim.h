@@ -12,6 +12,8 @@
 
 static inline int confer_averror_eagain(void) { return AVERROR(EAGAIN); }
 static inline int confer_averror_eof(void) { return AVERROR_EOF; }
+// AVERROR_INVALIDDATA is built by the function-like macro FFERRTAG, which Swift cannot import.
+static inline int confer_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
 static inline uint8_t *confer_avframe_plane(const AVFrame *f, int i) { return f->data[i]; }
 static inline int confer_avframe_linesize(const AVFrame *f, int i) { return f->linesize[i]; }
 #endif
