@@ -9,12 +9,13 @@ internal import CVPX
 /// multithreading, tile columns by thread count and cyclic-refresh adaptive quantization.
 ///
 /// Input pictures are not copied: libvpx reads the frame's planes in place. Output goes
-/// into the caller's ``EncodedFrame``, reusing its buffers, so a steady-state ``encode(_:into:)``
-/// allocates nothing once that frame's data has grown to fit.
+/// into the caller's ``EncodedFrame``, reusing its buffers: the first frame written into an
+/// output grows its data once to the keyframe size cap, and from then on ``encode(_:into:)``
+/// allocates nothing (unless a frame overshoots that cap or the bitrate is raised).
 ///
 /// The picture size is fixed when the encoder is made; for another size, make a new encoder
-/// (libvpx cannot grow a running encoder, and WebRTC also re-creates it). Frames of any
-/// other size are rejected with ``VPXError/Code/invalidParameter``.
+/// (libvpx cannot grow a running encoder past its first size, and WebRTC re-creates it too).
+/// Frames of any other size are rejected with ``VPXError/Code/invalidParameter``.
 public final class VPXEncoder: VideoEncoder {
     /// ``Codec/vp8`` or ``Codec/vp9``.
     public let codec: Codec
@@ -61,7 +62,7 @@ public final class VPXEncoder: VideoEncoder {
         self.allowsFrameDropping = allowsFrameDropping
         pictureID = firstPictureID & 0x7FFF
         frameTicks = max(1, Int64((Double(Self.clockRate) / settings.frameRate).rounded()))
-        // WebRTC caps a keyframe at half the optimal buffer's worth of frames (at least 3×).
+        // WebRTC caps a keyframe at the frames that fit in half the optimal buffer (9 at 30 fps), at least 3.
         maxIntraPercent = max(300, UInt32(Double(Self.bufferMs.optimal) * 0.5 * settings.frameRate / 10))
 
         var config = vpx_codec_enc_cfg_t()
