@@ -1,0 +1,266 @@
+public import ConferMedia
+internal import CVPX
+
+/// A real-time VP8 or VP9 encoder over libvpx, tuned the way WebRTC tunes it.
+///
+/// One-pass constant-bitrate rate control with no look-ahead, WebRTC's quantizer range,
+/// under/overshoot and buffer model (1000 / 500 / 600 ms), keyframes only at the start, on
+/// request or every ``VideoEncoderSettings/keyframeInterval`` frames. For VP9 it adds row
+/// multithreading, tile columns by thread count and cyclic-refresh adaptive quantization.
+///
+/// Input pictures are not copied: libvpx reads the frame's planes in place. Output goes
+/// into the caller's ``EncodedFrame``, reusing its buffers: the first frame written into an
+/// output grows its data once to the keyframe size cap, and from then on ``encode(_:into:)``
+/// allocates nothing (unless a frame overshoots that cap or the bitrate is raised).
+///
+/// The picture size is fixed when the encoder is made; for another size, make a new encoder
+/// (libvpx cannot grow a running encoder past its first size, and WebRTC re-creates it too).
+/// Frames of any other size are rejected with ``VPXError/Code/invalidParameter``.
+public final class VPXEncoder: VideoEncoder {
+    /// ``Codec/vp8`` or ``Codec/vp9``.
+    public let codec: Codec
+    /// The settings in force; ``setBitrate(_:)`` updates ``VideoEncoderSettings/bitrate``.
+    public private(set) var settings: VideoEncoderSettings
+    /// Whether rate control may drop frames to hold the bitrate (``encode(_:into:)`` then returns false).
+    public let allowsFrameDropping: Bool
+
+    private let context: VPXContext
+    private var config: vpx_codec_enc_cfg_t
+    /// Frame length in 90 kHz ticks, the encoder's time base (the RTP video clock).
+    private let frameTicks: Int64
+    private var lastPTS: Int64?
+    private var keyframePending = false
+    private var pictureID: UInt16
+    private var tl0PictureIndex: UInt8 = 0
+    /// Keyframe size cap as a percentage of an average frame (`VP8E_SET_MAX_INTRA_BITRATE_PCT`).
+    private let maxIntraPercent: UInt32
+
+    /// The time base given to libvpx: the 90 kHz RTP video clock, as WebRTC uses.
+    private static let clockRate: Int32 = 90_000
+    /// Encoder buffer model in milliseconds (WebRTC's values): size, initial and optimal fill.
+    private static let bufferMs: (size: UInt32, initial: UInt32, optimal: UInt32) = (1000, 500, 600)
+    /// Buffer fill below which libvpx drops a frame, in percent of the optimal level (WebRTC's 30).
+    private static let dropFrameThreshold: UInt32 = 30
+
+    /// Opens a `codec` encoder (``Codec/vp8`` or ``Codec/vp9``) for `settings`.
+    ///
+    /// - Parameters:
+    ///   - allowsFrameDropping: let rate control skip frames rather than overshoot the bitrate.
+    ///   - firstPictureID: the 15-bit picture id of the first frame (RTP senders often pick it at random).
+    public init(codec: Codec, settings: VideoEncoderSettings, allowsFrameDropping: Bool = true,
+                firstPictureID: UInt16 = 0) throws(VPXError) {
+        let iface: OpaquePointer
+        switch codec {
+        case .vp8: iface = vpx_codec_vp8_cx()
+        case .vp9: iface = vpx_codec_vp9_cx()
+        default:
+            throw VPXError(code: .invalidParameter, operation: .encoderInit, detail: "VPXEncoder encodes VP8 or VP9, not \(codec)")
+        }
+        try Self.validate(settings, codec: codec)
+        self.codec = codec
+        self.settings = settings
+        self.allowsFrameDropping = allowsFrameDropping
+        pictureID = firstPictureID & 0x7FFF
+        frameTicks = max(1, Int64((Double(Self.clockRate) / settings.frameRate).rounded()))
+        // WebRTC caps a keyframe at the frames that fit in half the optimal buffer (9 at 30 fps), at least 3.
+        maxIntraPercent = max(300, UInt32(Double(Self.bufferMs.optimal) * 0.5 * settings.frameRate / 10))
+
+        var config = vpx_codec_enc_cfg_t()
+        let status = vpx_codec_enc_config_default(iface, &config, 0)
+        guard status == VPX_CODEC_OK else { throw VPXError(status, operation: .encoderInit, context: nil) }
+        Self.apply(settings, codec: codec, allowsFrameDropping: allowsFrameDropping, to: &config)
+        self.config = config
+        context = try withUnsafePointer(to: &config) { (pointer) throws(VPXError) -> VPXContext in
+            try VPXContext(encoder: iface, config: pointer)
+        }
+        try applyControls()
+    }
+
+    private static func validate(_ settings: VideoEncoderSettings, codec: Codec) throws(VPXError) {
+        func reject(_ why: String) -> VPXError { VPXError(code: .invalidParameter, operation: .encoderInit, detail: why) }
+        // libvpx's limit is 16383 in each direction (14-bit sizes in the VP8 header).
+        guard (1...16383).contains(settings.width), (1...16383).contains(settings.height) else {
+            throw reject("picture size \(settings.width)x\(settings.height) is outside 1…16383")
+        }
+        guard settings.frameRate > 0, settings.frameRate <= 1000 else {
+            throw reject("frame rate \(settings.frameRate) is outside (0, 1000]")
+        }
+        guard settings.bitrate > 0 else { throw reject("bitrate \(settings.bitrate) must be positive") }
+        guard settings.threads >= 1, settings.threads <= 64 else { throw reject("threads \(settings.threads) is outside 1…64") }
+        // libvpx's cpu-used ranges; VP9 silently clamps, so check here to say what was wrong.
+        let speeds = codec == .vp8 ? -16...16 : -9...9
+        guard speeds.contains(settings.speed) else {
+            throw reject("speed \(settings.speed) is outside \(codec)'s \(speeds.lowerBound)…\(speeds.upperBound)")
+        }
+        guard settings.keyframeInterval >= 0 else { throw reject("keyframe interval \(settings.keyframeInterval) is negative") }
+    }
+
+    /// libvpx's target bitrate unit is kbit/s; round rather than truncate, never below 1.
+    private static func kilobits(_ bitsPerSecond: Int) -> UInt32 {
+        UInt32(clamping: max(1, (bitsPerSecond + 500) / 1000))
+    }
+
+    private static func apply(_ settings: VideoEncoderSettings, codec: Codec, allowsFrameDropping: Bool,
+                              to config: inout vpx_codec_enc_cfg_t) {
+        config.g_w = UInt32(settings.width)
+        config.g_h = UInt32(settings.height)
+        config.g_timebase = vpx_rational(num: 1, den: clockRate)
+        config.g_threads = UInt32(settings.threads)
+        config.g_lag_in_frames = 0
+        config.g_pass = VPX_RC_ONE_PASS
+        config.g_error_resilient = settings.errorResilient ? vpx_codec_er_flags_t(VPX_ERROR_RESILIENT_DEFAULT) : 0
+        config.rc_end_usage = VPX_CBR
+        config.rc_target_bitrate = kilobits(settings.bitrate)
+        config.rc_resize_allowed = 0
+        config.rc_dropframe_thresh = allowsFrameDropping ? dropFrameThreshold : 0
+        config.rc_min_quantizer = 2
+        config.rc_max_quantizer = codec == .vp8 ? 52 : 56
+        config.rc_undershoot_pct = 100
+        config.rc_overshoot_pct = 15
+        config.rc_buf_sz = bufferMs.size
+        config.rc_buf_initial_sz = bufferMs.initial
+        config.rc_buf_optimal_sz = bufferMs.optimal
+        if settings.keyframeInterval > 0 {
+            config.kf_mode = VPX_KF_AUTO
+            config.kf_min_dist = 0
+            config.kf_max_dist = UInt32(settings.keyframeInterval)
+        } else {
+            config.kf_mode = VPX_KF_DISABLED
+        }
+    }
+
+    private func applyControls() throws(VPXError) {
+        try context.control(VP8E_SET_CPUUSED, Int32(clamping: settings.speed))
+        try context.control(VP8E_SET_MAX_INTRA_BITRATE_PCT, unsigned: maxIntraPercent)
+        switch codec {
+        case .vp8:
+            // One token partition: the RTP packetizer's partition offsets rely on it (see
+            // `vp8TokenPartitionOffset`), and it is what WebRTC uses.
+            try context.control(VP8E_SET_TOKEN_PARTITIONS, Int32(VP8_ONE_TOKENPARTITION.rawValue))
+            try context.control(VP8E_SET_STATIC_THRESHOLD, unsigned: 1)
+        default:
+            try context.control(VP9E_SET_ROW_MT, unsigned: 1)
+            // log2 of the thread count; libvpx lowers it where the picture is too narrow.
+            let tileColumns = Int32(Int.bitWidth - 1 - settings.threads.leadingZeroBitCount)
+            try context.control(VP9E_SET_TILE_COLUMNS, tileColumns)
+            try context.control(VP9E_SET_AQ_MODE, unsigned: 3)
+            try context.control(VP9E_SET_NOISE_SENSITIVITY, unsigned: 0)
+        }
+    }
+
+    /// Changes the target bitrate from the next frame on.
+    public func setBitrate(_ bitsPerSecond: Int) throws(VPXError) {
+        guard bitsPerSecond > 0 else {
+            throw VPXError(code: .invalidParameter, operation: .configure, detail: "bitrate \(bitsPerSecond) must be positive")
+        }
+        config.rc_target_bitrate = Self.kilobits(bitsPerSecond)
+        try context.check(vpx_codec_enc_config_set(context.pointer, &config), .configure)
+        settings.bitrate = bitsPerSecond
+    }
+
+    /// Makes the next encoded frame a keyframe.
+    public func requestKeyframe() {
+        keyframePending = true
+    }
+
+    /// Encodes `frame` into `output`; false when rate control dropped it (then `output` is unchanged).
+    ///
+    /// `frame` must have the size the encoder was made for.
+    public func encode(_ frame: VideoFrame, into output: inout EncodedFrame) throws(VPXError) -> Bool {
+        guard frame.width == settings.width, frame.height == settings.height else {
+            throw VPXError(code: .invalidParameter, operation: .encode,
+                           detail: "frame is \(frame.width)x\(frame.height) but the encoder was made for "
+                               + "\(settings.width)x\(settings.height); make a new encoder for a new size")
+        }
+        // libvpx's rate control needs strictly increasing time stamps.
+        var pts = frame.timestamp.ticks(rate: Int(Self.clockRate))
+        if let lastPTS, pts <= lastPTS { pts = lastPTS + frameTicks }
+        let flags: vpx_enc_frame_flags_t = keyframePending ? vpx_enc_frame_flags_t(VPX_EFLAG_FORCE_KF) : 0
+        let status = frame.withPlanes { y, u, v in
+            // Wrap, then point at the frame's own planes: libvpx reads them in place (no copy).
+            var image = vpx_image_t()
+            _ = vpx_img_wrap(&image, VPX_IMG_FMT_I420, UInt32(frame.width), UInt32(frame.height), 1,
+                             UnsafeMutablePointer(mutating: y.base))
+            image.planes = (UnsafeMutablePointer(mutating: y.base), UnsafeMutablePointer(mutating: u.base),
+                            UnsafeMutablePointer(mutating: v.base), nil)
+            image.stride = (Int32(y.stride), Int32(u.stride), Int32(v.stride), 0)
+            return vpx_codec_encode(context.pointer, &image, pts, UInt(frameTicks), flags, UInt(VPX_DL_REALTIME))
+        }
+        try context.check(status, .encode)
+        lastPTS = pts
+
+        var iterator: vpx_codec_iter_t?
+        var wrote = false
+        var isKeyframe = false
+        while let packet = vpx_codec_get_cx_data(context.pointer, &iterator) {
+            guard packet.pointee.kind == VPX_CODEC_CX_FRAME_PKT else { continue }
+            let compressed = packet.pointee.data.frame
+            if !wrote {
+                output.data.removeAll(keepingCapacity: true)
+                if output.data.capacity < expectedLargestFrame { output.data.reserveCapacity(expectedLargestFrame) }
+                wrote = true
+            }
+            if let bytes = compressed.buf, compressed.sz > 0 {
+                output.data.append(contentsOf: UnsafeRawBufferPointer(start: bytes, count: compressed.sz))
+            }
+            if compressed.flags & vpx_codec_frame_flags_t(VPX_FRAME_IS_KEY) != 0 { isKeyframe = true }
+        }
+        guard wrote else { return false }
+        if isKeyframe { keyframePending = false }
+        describe(frame, isKeyframe: isKeyframe, in: &output)
+        return true
+    }
+
+    /// Bytes of the largest frame rate control aims for (a keyframe at the intra cap), capped
+    /// at 4 MiB. Outputs grow to this at once rather than in steps as frame sizes vary.
+    private var expectedLargestFrame: Int {
+        let bytesPerFrame = Double(settings.bitrate) / 8 / settings.frameRate
+        return Int(min(Double(1 << 22), bytesPerFrame * Double(maxIntraPercent) / 100))
+    }
+
+    /// Fills everything in `output` but the bitstream, reusing its arrays.
+    private func describe(_ frame: VideoFrame, isKeyframe: Bool, in output: inout EncodedFrame) {
+        output.codec = codec
+        output.isKeyframe = isKeyframe
+        output.timestamp = frame.timestamp
+        output.duration = .frameInterval(fps: settings.frameRate)
+        output.width = frame.width
+        output.height = frame.height
+        output.nalUnits.removeAll(keepingCapacity: true)
+        switch codec {
+        case .vp8:
+            // Take the info out of `output` so its offsets array is uniquely referenced and reused.
+            var info = output.vp8 ?? VP8FrameInfo(pictureID: 0)
+            output.vp8 = nil
+            info.pictureID = pictureID
+            info.temporalLayer = 0
+            info.layerSync = false
+            info.tl0PictureIndex = tl0PictureIndex
+            info.partitionOffsets.removeAll(keepingCapacity: true)
+            info.partitionOffsets.append(0)
+            if let tokens = Self.vp8TokenPartitionOffset(output.data) { info.partitionOffsets.append(tokens) }
+            output.vp8 = info
+            output.vp9 = nil
+        default:
+            output.vp9 = VP9FrameInfo(pictureID: pictureID, interPicturePredicted: !isKeyframe,
+                                      tl0PictureIndex: tl0PictureIndex)
+            output.vp8 = nil
+        }
+        pictureID = (pictureID &+ 1) & 0x7FFF
+        tl0PictureIndex &+= 1
+    }
+
+    /// Where the DCT token partition starts in a VP8 frame encoded with one token partition.
+    ///
+    /// The 3-byte frame tag holds the keyframe bit (bit 0, zero for a keyframe) and the first
+    /// partition's size (bits 5…23, RFC 6386 §9.1); a keyframe adds a 7-byte start code and
+    /// size. With one token partition there is no partition-size table, so the token data
+    /// follows the first partition directly. Nil when the sizes do not fit the frame.
+    static func vp8TokenPartitionOffset(_ data: [UInt8]) -> Int? {
+        guard data.count >= 3 else { return nil }
+        let tag = Int(data[0]) | Int(data[1]) << 8 | Int(data[2]) << 16
+        let headerSize = tag & 1 == 0 ? 10 : 3
+        let offset = headerSize + (tag >> 5)
+        return offset < data.count ? offset : nil
+    }
+}
