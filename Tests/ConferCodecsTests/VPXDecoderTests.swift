@@ -6,7 +6,7 @@ import Testing
     static let codecs: [Codec] = [.vp8, .vp9]
 
     /// `count` encoded frames of `video`, with keyframes forced at `keyframes` (besides frame 0).
-    static func stream(_ codec: Codec, _ video: SyntheticVideo, count: Int, keyframes: Set<Int> = []) throws -> [EncodedFrame] {
+    static func stream(_ codec: Codec, _ video: VPXTestVideo, count: Int, keyframes: Set<Int> = []) throws -> [EncodedFrame] {
         let settings = VideoEncoderSettings(width: video.width, height: video.height, bitrate: 600_000)
         var encoder = try VPXEncoder(codec: codec, settings: settings, allowsFrameDropping: false)
         return try (0..<count).map { index in
@@ -16,7 +16,7 @@ import Testing
     }
 
     /// Decodes `frame` and checks it against source frame `index`.
-    static func expectDecodes(_ decoder: VPXDecoder, _ frame: EncodedFrame, _ video: SyntheticVideo, _ index: Int,
+    static func expectDecodes(_ decoder: VPXDecoder, _ frame: EncodedFrame, _ video: VPXTestVideo, _ index: Int,
                               sourceLocation: SourceLocation = #_sourceLocation) throws {
         let decoded = try #require(try decoder.decode(frame), "frame \(index)", sourceLocation: sourceLocation)
         #expect(decoded.width == video.width && decoded.height == video.height, sourceLocation: sourceLocation)
@@ -41,7 +41,7 @@ import Testing
 
     @Test(arguments: codecs)
     func waitsForAKeyframeAtTheStart(codec: Codec) throws {
-        let video = SyntheticVideo(width: 320, height: 240, seed: 11)
+        let video = VPXTestVideo(width: 320, height: 240, seed: 11)
         let frames = try Self.stream(codec, video, count: 12, keyframes: [8])
         let decoder = try VPXDecoder(codec: codec)
         #expect(decoder.needsKeyframe)
@@ -54,7 +54,7 @@ import Testing
 
     @Test(arguments: codecs)
     func rejectsCorruptPayloads(codec: Codec) throws {
-        let video = SyntheticVideo(width: 320, height: 240, seed: 12)
+        let video = VPXTestVideo(width: 320, height: 240, seed: 12)
         let frames = try Self.stream(codec, video, count: 3)
         let keyframe = frames[0].data
         var random = SeededRandom(seed: 99)
@@ -90,7 +90,7 @@ import Testing
     /// must decode such a frame without harm (a wrong picture, not a crash), and the stream goes on.
     @Test(arguments: codecs)
     func survivesWellFormedGarbage(codec: Codec) throws {
-        let video = SyntheticVideo(width: 320, height: 240, seed: 18)
+        let video = VPXTestVideo(width: 320, height: 240, seed: 18)
         let frames = try Self.stream(codec, video, count: 3, keyframes: [2])
         let decoder = try VPXDecoder(codec: codec)
         var damaged = frames[0]
@@ -105,7 +105,7 @@ import Testing
 
     @Test(arguments: codecs)
     func recoversAtTheNextKeyframeAfterCorruptInterFrames(codec: Codec) throws {
-        let video = SyntheticVideo(width: 320, height: 240, seed: 13)
+        let video = VPXTestVideo(width: 320, height: 240, seed: 13)
         let frames = try Self.stream(codec, video, count: 40, keyframes: [25])
         let decoder = try VPXDecoder(codec: codec)
         for index in 0..<10 { try Self.expectDecodes(decoder, frames[index], video, index) }
@@ -128,7 +128,7 @@ import Testing
         let decoder = try VPXDecoder(codec: codec, threads: 2)
         for (segment, (width, height)) in sizes.enumerated() {
             // Each size is its own encoder, as a sender re-creates it; the decoder sees one stream.
-            let video = SyntheticVideo(width: width, height: height, seed: 14 + UInt64(segment))
+            let video = VPXTestVideo(width: width, height: height, seed: 14 + UInt64(segment))
             let frames = try Self.stream(codec, video, count: 8)
             for (index, frame) in frames.enumerated() { try Self.expectDecodes(decoder, frame, video, index) }
         }
@@ -136,7 +136,7 @@ import Testing
 
     @Test(arguments: codecs)
     func decodedFramesOutliveLaterDecodes(codec: Codec) throws {
-        let video = SyntheticVideo(width: 320, height: 240, seed: 17)
+        let video = VPXTestVideo(width: 320, height: 240, seed: 17)
         let frames = try Self.stream(codec, video, count: 12)
         let decoder = try VPXDecoder(codec: codec, poolCapacity: 4)
         // Keep every picture: the pool must not hand a live frame's storage out again.

@@ -6,7 +6,7 @@ import Testing
     static let codecs: [Codec] = [.vp8, .vp9]
 
     /// Encodes and decodes `frames` frames of `video`; returns the mean luma PSNR.
-    static func meanRoundTripPSNR(_ codec: Codec, video: SyntheticVideo, bitrate: Int, frames: Int) throws -> Double {
+    static func meanRoundTripPSNR(_ codec: Codec, video: VPXTestVideo, bitrate: Int, frames: Int) throws -> Double {
         let settings = VideoEncoderSettings(width: video.width, height: video.height, frameRate: video.frameRate, bitrate: bitrate)
         let encoder = try VPXEncoder(codec: codec, settings: settings, allowsFrameDropping: false)
         let decoder = try VPXDecoder(codec: codec)
@@ -25,9 +25,9 @@ import Testing
 
     @Test(arguments: codecs)
     func roundTripQuality(codec: Codec) throws {
-        let clean = try Self.meanRoundTripPSNR(codec, video: SyntheticVideo(width: 640, height: 360, noise: 2, seed: 7),
+        let clean = try Self.meanRoundTripPSNR(codec, video: VPXTestVideo(width: 640, height: 360, noise: 2, seed: 7),
                                                bitrate: 800_000, frames: 60)
-        let noisy = try Self.meanRoundTripPSNR(codec, video: SyntheticVideo(width: 640, height: 360, noise: 24, seed: 8),
+        let noisy = try Self.meanRoundTripPSNR(codec, video: VPXTestVideo(width: 640, height: 360, noise: 24, seed: 8),
                                                bitrate: 800_000, frames: 60)
         // Measured (libvpx 1.12): VP8 43.5 / 25.3 dB, VP9 44.0 / 25.3 dB. ±24 noise alone is
         // ≈25.1 dB, so on noisy content the codec keeps the picture and sheds the noise.
@@ -39,7 +39,7 @@ import Testing
 extension VPXEncoderTests {
     @Test(arguments: codecs)
     func keyframesOnlyAtStartAndOnRequest(codec: Codec) throws {
-        let video = SyntheticVideo(width: 320, height: 240, seed: 3)
+        let video = VPXTestVideo(width: 320, height: 240, seed: 3)
         let settings = VideoEncoderSettings(width: 320, height: 240, bitrate: 500_000, keyframeInterval: 0)
         let encoder = try VPXEncoder(codec: codec, settings: settings, allowsFrameDropping: false)
         let requests: Set<Int> = [10, 11, 25]
@@ -55,7 +55,7 @@ extension VPXEncoderTests {
 
     @Test(arguments: codecs)
     func keyframeIntervalIsHonoured(codec: Codec) throws {
-        let video = SyntheticVideo(width: 320, height: 240, seed: 4)
+        let video = VPXTestVideo(width: 320, height: 240, seed: 4)
         let settings = VideoEncoderSettings(width: 320, height: 240, bitrate: 500_000, keyframeInterval: 15)
         let encoder = try VPXEncoder(codec: codec, settings: settings, allowsFrameDropping: false)
         var keyframes: [Int] = []
@@ -69,7 +69,7 @@ extension VPXEncoderTests {
     /// Reusing one output frame: its buffer stops growing, and the descriptor fields advance per frame.
     @Test(arguments: codecs)
     func reusesOutputBuffersAndNumbersPictures(codec: Codec) throws {
-        let video = SyntheticVideo(width: 320, height: 240, seed: 5)
+        let video = VPXTestVideo(width: 320, height: 240, seed: 5)
         let settings = VideoEncoderSettings(width: 320, height: 240, bitrate: 400_000)
         let encoder = try VPXEncoder(codec: codec, settings: settings, allowsFrameDropping: false, firstPictureID: 0x7FFE)
         var encoded = EncodedFrame(codec: codec)
@@ -110,7 +110,7 @@ extension VPXEncoderTests {
 
     @Test(arguments: codecs)
     func dropsFramesOnlyWhenAllowed(codec: Codec) throws {
-        let video = SyntheticVideo(width: 640, height: 360, noise: 24, seed: 6)
+        let video = VPXTestVideo(width: 640, height: 360, noise: 24, seed: 6)
         let settings = VideoEncoderSettings(width: 640, height: 360, bitrate: 60_000)
         for allowed in [true, false] {
             let encoder = try VPXEncoder(codec: codec, settings: settings, allowsFrameDropping: allowed)
@@ -133,7 +133,7 @@ extension VPXEncoderTests {
         let encoder = try VPXEncoder(codec: codec, settings: VideoEncoderSettings(width: 320, height: 240))
         var encoded = EncodedFrame(codec: codec)
         let error = try #require(throws: VPXError.self) {
-            try encoder.encode(SyntheticVideo(width: 640, height: 360).frame(0), into: &encoded)
+            try encoder.encode(VPXTestVideo(width: 640, height: 360).frame(0), into: &encoded)
         }
         #expect(error.code == .invalidParameter && error.operation == .encode)
         #expect(error.detail?.contains("640x360") == true)

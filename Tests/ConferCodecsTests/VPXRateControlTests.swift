@@ -5,7 +5,7 @@ import Testing
 /// Rate control over 10 s of 30 fps video (300 frames at 640×360, speed 8).
 @Suite struct VPXRateControlTests {
     /// Encodes frames `range` of `video`, calling `before` ahead of each; returns bytes per frame (0 when dropped).
-    static func encode(_ encoder: VPXEncoder, _ video: SyntheticVideo, _ range: Range<Int>,
+    static func encode(_ encoder: VPXEncoder, _ video: VPXTestVideo, _ range: Range<Int>,
                        before: (Int) throws -> Void = { _ in }) throws -> [Int] {
         var encoded = EncodedFrame(codec: encoder.codec)
         var sizes: [Int] = []
@@ -23,7 +23,7 @@ import Testing
 
     @Test(arguments: [Codec.vp8, .vp9])
     func holdsTargetBitrate(codec: Codec) throws {
-        let video = SyntheticVideo(width: 640, height: 360, noise: 6, seed: 21)
+        let video = VPXTestVideo(width: 640, height: 360, noise: 6, seed: 21)
         let settings = VideoEncoderSettings(width: 640, height: 360, bitrate: 800_000, speed: 8)
         let sizes = try Self.encode(VPXEncoder(codec: codec, settings: settings), video, 0..<300)
         let rate = Self.bitrate(sizes, fps: 30)
@@ -33,7 +33,7 @@ import Testing
 
     @Test(arguments: [Codec.vp8, .vp9])
     func bitrateChangeTakesEffect(codec: Codec) throws {
-        let video = SyntheticVideo(width: 640, height: 360, noise: 6, seed: 22)
+        let video = VPXTestVideo(width: 640, height: 360, noise: 6, seed: 22)
         let settings = VideoEncoderSettings(width: 640, height: 360, bitrate: 1_000_000, speed: 8)
         let encoder = try VPXEncoder(codec: codec, settings: settings)
         let sizes = try Self.encode(encoder, video, 0..<300) { index in

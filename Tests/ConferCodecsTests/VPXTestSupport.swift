@@ -7,7 +7,7 @@ import ConferMedia
 /// compare with what the decoder returns. Every row is a bulk copy so debug-build tests stay
 /// fast: noise is baked into several noisy copies of the gradient ramp, and each row of each
 /// frame takes a randomly chosen copy, so the noise differs row to row and frame to frame.
-struct SyntheticVideo {
+struct VPXTestVideo {
     let width: Int
     let height: Int
     let frameRate: Double
@@ -93,24 +93,7 @@ struct SyntheticVideo {
     }
 }
 
-/// Luma PSNR of `decoded` against `reference` in dB (100 when identical).
-func lumaPSNR(_ reference: VideoFrame, _ decoded: VideoFrame) -> Double {
-    precondition(reference.width == decoded.width && reference.height == decoded.height)
-    let a = reference.y, b = decoded.y
-    var squaredError = 0
-    for row in 0..<a.height {
-        let ra = a.row(row).baseAddress!, rb = b.row(row).baseAddress!
-        for column in 0..<a.width {
-            let d = Int(ra[column]) - Int(rb[column])
-            squaredError += d * d
-        }
-    }
-    guard squaredError > 0 else { return 100 }
-    let mse = Double(squaredError) / Double(a.width * a.height)
-    return 10 * log10(255 * 255 / mse)
-}
 
-@_silgen_name("log10") private func log10(_ x: Double) -> Double
 
 /// Whether a VP8 or VP9 bitstream starts with a keyframe, read from its first bytes.
 func bitstreamIsKeyframe(_ data: [UInt8], codec: Codec) -> Bool {
