@@ -24,7 +24,7 @@ public struct H264SPS: Sendable, Equatable, Codable {
     public static let maxDimension = 16_384
     static let format = "H.264 SPS"
     /// Profiles whose SPS carries chroma format, bit depths and scaling matrices.
-    static let highProfiles: Set<Int> = [100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139, 134, 135]
+    static let highProfiles: Set<Int> = [100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139, 134, 135, 144]
 
     /// Parses an SPS NAL unit: its one-byte NAL header (type 7) followed by the payload,
     /// still with emulation-prevention bytes.

@@ -23,6 +23,8 @@ public final class WAVReader {
     private var inputFramesRead = 0
     private var inputEnded = false
     private var flushFramesFed = 0
+    /// Set when the data ends before its declared size; thrown once everything before it is read.
+    private var truncation: MediaFileError?
 
     /// Opens the WAV file at `path`.
     public convenience init(path: String) throws(MediaFileError) {
@@ -54,7 +56,8 @@ public final class WAVReader {
     /// Replaces `frame`'s samples with the next `frameCount` frames at 48 kHz (fewer at the
     /// end), reusing its storage. Returns false, leaving `frame` empty, when all are read.
     ///
-    /// Throws `.truncated` if the input ends before the size its data chunk declares.
+    /// Throws `.truncated` once every whole frame is read, if the input ends before the size
+    /// its data chunk declares.
     public func read(into frame: inout AudioFrame, frameCount: Int) throws(MediaFileError) -> Bool {
         precondition(frameCount > 0, "read at least one frame")
         if frame.channels != info.channels { frame = AudioFrame(samples: [], channels: info.channels) }
@@ -63,6 +66,7 @@ public final class WAVReader {
         let produced = resampler == nil ? try copyDirect(into: &frame.samples, frameCount: frameCount)
                                         : try resample(into: &frame.samples, frameCount: frameCount)
         framesProduced += produced
+        if produced == 0, let truncation { throw truncation }
         return produced > 0
     }
 
@@ -142,9 +146,10 @@ public final class WAVReader {
             try source.readUpTo(UnsafeMutableRawBufferPointer(rebasing: buffer[..<(frames * bytesPerFrame)]))
         }
         let whole = got / bytesPerFrame
-        if info.frameCount != nil, got < frames * bytesPerFrame {
-            throw MediaFileError(.truncated, format: WAVInfo.format, offset: start + got,
-                                 "data ended after \(inputFramesRead + whole) of \(info.frameCount!) sample frames")
+        if let total = info.frameCount, got < frames * bytesPerFrame {
+            // Hand out the whole frames that did arrive first; read(into:) throws this after them.
+            truncation = MediaFileError(.truncated, format: WAVInfo.format, offset: start + got,
+                                        "data ended after \(inputFramesRead + whole) of \(total) sample frames")
         }
         if info.frameCount == nil, got % bytesPerFrame != 0 {
             throw MediaFileError(.truncated, format: WAVInfo.format, offset: start + got, "data ends inside a sample frame")
@@ -168,7 +173,7 @@ public final class WAVReader {
         }
         inputFramesRead += whole
         inputAvailable = whole
-        inputEnded = info.frameCount.map { inputFramesRead >= $0 } ?? (whole < frames)
+        inputEnded = truncation != nil || (info.frameCount.map { inputFramesRead >= $0 } ?? (whole < frames))
     }
 
     /// 48 kHz frames that `inputFrames` frames at the file's rate last, rounded to nearest.

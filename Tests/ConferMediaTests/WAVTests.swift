@@ -100,7 +100,7 @@ import Testing
         }
     }
 
-    /// Data cut short of the size its chunk declares: the whole frames come out, then `.truncated`.
+    /// Data cut short of the size its chunk declares: every whole frame comes out, then `.truncated`.
     @Test func truncatedDataIsAnError() throws {
         let bytes = WAVBuilder(channels: 1).build(payload: WAVBuilder.pcm16(Array(repeating: 7, count: 2000)))
         let reader = try WAVReader(bytes: Array(bytes.dropLast(1001)))
@@ -108,8 +108,15 @@ import Testing
         let error = Support.expectError(.truncated) {
             while let frame = try reader.next(frameCount: 480) { frames += frame.frameCount }
         }
-        #expect(frames == 960)
-        #expect(error?.detail.contains("2000") == true)
+        #expect(frames == 1499)
+        #expect(error?.detail.contains("1499 of 2000") == true)
+        // Resampled, the frames before the cut come out too (at 48 kHz), then the error.
+        let resampled = try WAVReader(bytes: Array(WAVBuilder(sampleRate: 24_000).build(payload: WAVBuilder.pcm16(Array(repeating: 7, count: 2000))).dropLast(1001)))
+        var out = 0
+        Support.expectError(.truncated) {
+            while let frame = try resampled.next(frameCount: 480) { out += frame.frameCount }
+        }
+        #expect(out == 2998)
     }
 
     @Test func writerRejectsMismatchedFrames() throws {
