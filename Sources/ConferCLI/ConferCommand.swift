@@ -1,2 +1,15 @@
 import ArgumentParser
-@main struct ConferCommand: ParsableCommand { static let configuration = CommandConfiguration(commandName: "confer") ; func run() {} }
+
+/// `confer`: Confer's command line.
+@main
+struct ConferCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "confer",
+        abstract: "A real-time media engine for video meetings: codecs, RTP/SRTP, mixing and pacing.",
+        discussion: """
+        Run `confer demo` to see every codec at work on built-in inputs, or `confer help SUBCOMMAND`.
+        Every command prints a human summary; add --json for machine-readable output.
+        """,
+        subcommands: [DemoCommand.self, TranscodeCommand.self, GenerateCommand.self, CompareCommand.self, ProbeCommand.self]
+    )
+}

@@ -57,7 +57,7 @@ func fixed(_ value: Double, _ digits: Int = 1) -> String {
 }
 
 /// Formats a byte count for people (B, KiB, MiB).
-func bytes(_ n: Int) -> String {
+func formatBytes(_ n: Int) -> String {
     if n < 10 * 1024 { return "\(n) B" }
     if n < 10 * 1024 * 1024 { return "\(n / 1024) KiB" }
     return fixed(Double(n) / 1_048_576, 1) + " MiB"

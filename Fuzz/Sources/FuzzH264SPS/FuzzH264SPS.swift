@@ -1,0 +1,28 @@
+import FuzzSupport
+import ConferMedia
+
+/// Parses arbitrary bytes as an SPS NAL unit (type forced to 7, to get past the first check).
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    var nal = bytes
+    if !nal.isEmpty { nal[0] = 0x67 }
+    _ = try? H264SPS.parse(nal)
+    _ = try? H264SPS.parse(bytes)
+    return 0
+}
+
+// SwiftPM links debug executables with `--defsym main=FuzzH264SPS_main` (its hook for testable
+// executables), which displaces libFuzzer's own `main`. This entry point takes that name and
+// hands control to libFuzzer's driver, which then calls `fuzz` for every input.
+@_cdecl("FuzzH264SPS_main")
+public func fuzzerEntry(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    var argc = argc
+    var argv = argv
+    return runFuzzerDriver(&argc, &argv, fuzz)
+}
+
+@_cdecl("FuzzH264SPS_main")
+func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    runLibFuzzer(argc, argv) { data, size in fuzz(data, size) }
+}

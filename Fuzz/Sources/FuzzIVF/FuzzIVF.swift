@@ -1,0 +1,30 @@
+import FuzzSupport
+import ConferMedia
+
+/// Feeds arbitrary bytes to the IVF reader and the prober (which takes the skipping path).
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    do {
+        let reader = try IVFReader(bytes: bytes)
+        var frame = EncodedFrame(codec: reader.header.codec)
+        while try reader.read(into: &frame) {}
+    } catch {}
+    _ = try? MediaFileInfo.probe(bytes: bytes)
+    return 0
+}
+
+// SwiftPM links debug executables with `--defsym main=FuzzIVF_main` (its hook for testable
+// executables), which displaces libFuzzer's own `main`. This entry point takes that name and
+// hands control to libFuzzer's driver, which then calls `fuzz` for every input.
+@_cdecl("FuzzIVF_main")
+public func fuzzerEntry(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    var argc = argc
+    var argv = argv
+    return runFuzzerDriver(&argc, &argv, fuzz)
+}
+
+@_cdecl("FuzzIVF_main")
+func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    runLibFuzzer(argc, argv) { data, size in fuzz(data, size) }
+}

@@ -1,0 +1,28 @@
+import FuzzSupport
+import ConferMedia
+
+/// Feeds arbitrary bytes to the Ogg Opus reader (page scan, libopusfile, error mapping).
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    do {
+        let reader = try OggOpusReader(bytes: bytes)
+        while try reader.next() != nil {}
+    } catch {}
+    return 0
+}
+
+// SwiftPM links debug executables with `--defsym main=FuzzOggOpus_main` (its hook for testable
+// executables), which displaces libFuzzer's own `main`. This entry point takes that name and
+// hands control to libFuzzer's driver, which then calls `fuzz` for every input.
+@_cdecl("FuzzOggOpus_main")
+public func fuzzerEntry(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    var argc = argc
+    var argv = argv
+    return runFuzzerDriver(&argc, &argv, fuzz)
+}
+
+@_cdecl("FuzzOggOpus_main")
+func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    runLibFuzzer(argc, argv) { data, size in fuzz(data, size) }
+}
