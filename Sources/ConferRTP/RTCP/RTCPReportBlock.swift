@@ -79,11 +79,12 @@ public struct RTCPReportBlock: Hashable, Sendable {
 
     /// Reads `count` blocks from `position` in the body of `packet`.
     static func readBlocks(_ count: Int, from packet: RTCPPacketSlice, at position: Int) throws(RTCPError) -> [RTCPReportBlock] {
-        try packet.require(count * size, at: position)
         let body = packet.body
         var blocks: [RTCPReportBlock] = []
         blocks.reserveCapacity(count)
         for index in 0 ..< count {
+            // Checked block by block so the error points at the first missing one.
+            try packet.require(size, at: position + index * size)
             blocks.append(RTCPReportBlock(reading: body, at: position + index * size))
         }
         return blocks

@@ -85,7 +85,7 @@ public struct RTCPTransportFeedback: RTCPPacketContent {
     /// to the nearest 250 µs and the rounding carried forward, so errors never accumulate.
     ///
     /// - Throws: ``RTCPError/notRepresentable(_:)`` when `packets` is empty, out of order,
-    ///   spans more than 65535 numbers, or needs a delta beyond ±8191.75 ms.
+    ///   spans more than 65535 numbers from the first, or needs a delta beyond ±8191.75 ms.
     public init(
         senderSSRC: UInt32, mediaSSRC: UInt32, feedbackPacketCount: UInt8, packets: [PacketResult]
     ) throws(RTCPError) {
@@ -100,8 +100,9 @@ public struct RTCPTransportFeedback: RTCPPacketContent {
         var received: [ReceivedPacket] = []
         for packet in packets {
             let offset = Int(packet.sequenceNumber &- base)
-            guard offset > previousOffset else {
-                throw .notRepresentable("transport-cc sequence number \(packet.sequenceNumber) is out of order")
+            guard offset > previousOffset, offset < 0xFFFF else {
+                throw .notRepresentable(
+                    "transport-cc sequence number \(packet.sequenceNumber) is out of order or too far from the base")
             }
             previousOffset = offset
             guard let arrival = packet.arrival else { continue }
