@@ -164,3 +164,8 @@ let wiresharkExample = hex("""
     #expect(packet.header.opaqueExtension == RTPOpaqueHeaderExtension(profile: 0x1234, data: [0xDE, 0xAD, 0xBE, 0xEF]))
     #expect(try packet.serialized() == bytes)
 }
+
+@Test func arraysCanBeViewedWithoutCopying() throws {
+    #expect(try RTPPacketView.withView(of: wiresharkExample) { $0.ssrc } == 0x1122_3344)
+    #expect(throws: RTPError.truncatedHeader(length: 3)) { try RTPPacketView.withView(of: [0x80, 0, 0]) { $0.ssrc } }
+}

@@ -91,18 +91,21 @@ public struct RTPExtensionMap: Hashable, Sendable {
 
 extension RTPPacketView {
     /// The audio level, if the map negotiates it and the packet carries it.
+    @inlinable
     public func audioLevel(_ map: RTPExtensionMap) throws(RTPError) -> RTPAudioLevel? {
         guard let id = map.audioLevelID else { return nil }
         return try extensionValue(RTPAudioLevel.self, id: id)
     }
 
     /// The abs-send-time, if the map negotiates it and the packet carries it.
+    @inlinable
     public func absoluteSendTime(_ map: RTPExtensionMap) throws(RTPError) -> RTPAbsoluteSendTime? {
         guard let id = map.absoluteSendTimeID else { return nil }
         return try extensionValue(RTPAbsoluteSendTime.self, id: id)
     }
 
     /// The transport-wide sequence number, if the map negotiates it and the packet carries it.
+    @inlinable
     public func transportSequenceNumber(_ map: RTPExtensionMap) throws(RTPError) -> UInt16? {
         guard let id = map.transportSequenceNumberID else { return nil }
         return try extensionValue(RTPTransportSequenceNumber.self, id: id)?.value

@@ -2,6 +2,13 @@
 ///
 /// Valid only while the bytes the enclosing ``RTPPacketView`` reads are alive.
 public struct RTPHeaderExtensionElementView {
+    @inlinable
+    init(id: UInt8, data: UnsafeRawBufferPointer, offset: Int) {
+        self.id = id
+        self.data = data
+        self.offset = offset
+    }
+
     /// The negotiated local identifier (1–14 one-byte, 1–255 two-byte).
     public let id: UInt8
     /// The element's data bytes, without the element header.
@@ -15,18 +22,35 @@ public struct RTPHeaderExtensionElementView {
 /// The walk stops where RFC 8285 says to (end of block, id 15) and skips padding bytes.
 /// ``RTPPacketView`` has already validated every element's length, so iteration cannot fail.
 public struct RTPHeaderExtensionElements: Sequence {
-    let bytes: UnsafeRawBufferPointer
-    let start: Int
-    let end: Int
-    let twoByte: Bool
+    @usableFromInline let bytes: UnsafeRawBufferPointer
+    @usableFromInline let start: Int
+    @usableFromInline let end: Int
+    @usableFromInline let twoByte: Bool
+
+    @inlinable
+    init(bytes: UnsafeRawBufferPointer, start: Int, end: Int, twoByte: Bool) {
+        self.bytes = bytes
+        self.start = start
+        self.end = end
+        self.twoByte = twoByte
+    }
 
     /// Walks the block one element at a time.
     public struct Iterator: IteratorProtocol {
-        let bytes: UnsafeRawBufferPointer
-        var position: Int
-        let end: Int
-        let twoByte: Bool
+        @usableFromInline let bytes: UnsafeRawBufferPointer
+        @usableFromInline var position: Int
+        @usableFromInline let end: Int
+        @usableFromInline let twoByte: Bool
 
+        @inlinable
+        init(bytes: UnsafeRawBufferPointer, position: Int, end: Int, twoByte: Bool) {
+            self.bytes = bytes
+            self.position = position
+            self.end = end
+            self.twoByte = twoByte
+        }
+
+        @inlinable
         public mutating func next() -> RTPHeaderExtensionElementView? {
             while true {
                 switch RTPExtensionStep.at(position, end: end, twoByte: twoByte, in: bytes) {
@@ -43,18 +67,20 @@ public struct RTPHeaderExtensionElements: Sequence {
         }
     }
 
+    @inlinable
     public func makeIterator() -> Iterator {
         Iterator(bytes: bytes, position: start, end: end, twoByte: twoByte)
     }
 
     /// Whether there are no elements at all.
+    @inlinable
     public var isEmpty: Bool {
         var iterator = makeIterator()
         return iterator.next() == nil
     }
 
     /// The first element with `id`, or nil.
-    @inline(__always)
+    @inlinable
     public func first(id: UInt8) -> RTPHeaderExtensionElementView? {
         var iterator = makeIterator()
         while let element = iterator.next() {

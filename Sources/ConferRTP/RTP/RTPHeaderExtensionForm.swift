@@ -12,6 +12,7 @@ public enum RTPHeaderExtensionForm: Hashable, Sendable {
     public static let twoByteProfile: UInt16 = 0x1000
 
     /// The 16-bit profile written in the extension header.
+    @inlinable
     public var profile: UInt16 {
         switch self {
         case .oneByte: Self.oneByteProfile
@@ -20,6 +21,7 @@ public enum RTPHeaderExtensionForm: Hashable, Sendable {
     }
 
     /// The form a profile value denotes, or nil for a profile that is not RFC 8285's.
+    @inlinable
     public init?(profile: UInt16) {
         if profile == Self.oneByteProfile {
             self = .oneByte
@@ -41,6 +43,7 @@ public enum RTPHeaderExtensionForm: Hashable, Sendable {
 
 /// One step of walking an RFC 8285 extension block: shared by validation at parse time and
 /// by lazy iteration, so both agree on every byte.
+@usableFromInline
 enum RTPExtensionStep {
     /// An element with `id` whose data is `count` bytes at `start`; the next step is at `next`.
     case element(id: UInt8, start: Int, count: Int, next: Int)
@@ -52,7 +55,7 @@ enum RTPExtensionStep {
     case truncated(id: UInt8, length: Int, offset: Int)
 
     /// The step at `position` in a block ending at `end` (offsets into `bytes`).
-    @inline(__always)
+    @usableFromInline @inline(__always)
     static func at(_ position: Int, end: Int, twoByte: Bool, in bytes: UnsafeRawBufferPointer) -> RTPExtensionStep {
         guard position < end else { return .end }
         let first = bytes[position]

@@ -38,6 +38,7 @@ public struct RTPAudioLevel: RTPHeaderExtensionValue {
     public var level: UInt8
 
     /// A level of `level` −dBov (values above 127 are clamped to 127, i.e. silence).
+    @inlinable
     public init(level: UInt8, voiceActivity: Bool) {
         self.level = min(level, 127)
         self.voiceActivity = voiceActivity
@@ -46,6 +47,7 @@ public struct RTPAudioLevel: RTPHeaderExtensionValue {
     /// The level in dBov: 0 for full scale down to −127.
     public var dBov: Int { -Int(level) }
 
+    @inlinable
     public init?(extensionData data: UnsafeRawBufferPointer) {
         guard data.count == Self.dataSize else { return nil }
         self.init(level: data[0] & 0x7F, voiceActivity: data[0] & 0x80 != 0)
@@ -70,6 +72,7 @@ public struct RTPAbsoluteSendTime: RTPHeaderExtensionValue {
     public var rawValue: UInt32
 
     /// A value from its 24-bit form (higher bits are discarded).
+    @inlinable
     public init(rawValue: UInt32) { self.rawValue = rawValue & 0xFF_FFFF }
 
     /// The send time `time`, rounded to the nearest 1/2^18 s and reduced modulo 64 s.
@@ -85,6 +88,7 @@ public struct RTPAbsoluteSendTime: RTPHeaderExtensionValue {
         TimeDelta(microseconds: (Int64(rawValue) * 1_000_000 + (1 << 17)) >> 18)
     }
 
+    @inlinable
     public init?(extensionData data: UnsafeRawBufferPointer) {
         guard data.count == Self.dataSize else { return nil }
         self.init(rawValue: data.u24(0))
@@ -107,8 +111,10 @@ public struct RTPTransportSequenceNumber: RTPHeaderExtensionValue {
     public var value: UInt16
 
     /// The sequence number `value`.
+    @inlinable
     public init(_ value: UInt16) { self.value = value }
 
+    @inlinable
     public init?(extensionData data: UnsafeRawBufferPointer) {
         guard data.count == Self.dataSize else { return nil }
         value = data.u16(0)

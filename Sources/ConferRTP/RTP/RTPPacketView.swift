@@ -15,10 +15,13 @@ public struct RTPPacketView {
     /// Bytes of padding at the end, including the count byte; zero when the P bit is clear.
     public let paddingSize: Int
     // Offsets of the extension data (after its 4-byte header); both zero without the X bit.
-    let extensionStart: Int
-    let extensionEnd: Int
+    @usableFromInline let extensionStart: Int
+    @usableFromInline let extensionEnd: Int
 
     /// Parses and validates the packet in `bytes`.
+    ///
+    /// Inlinable, like the accessors, so parsing a packet costs a few loads and compares
+    /// in the caller rather than a cross-module call per field.
     ///
     /// - Throws: the first problem found, in header order: ``RTPError/truncatedHeader(length:)``,
     ///   ``RTPError/badVersion(_:)``, ``RTPError/csrcListTruncated(count:length:)``,
@@ -26,6 +29,7 @@ public struct RTPPacketView {
     ///   ``RTPError/extensionLengthBeyondPacket(words:offset:)``,
     ///   ``RTPError/extensionElementTruncated(id:length:offset:)``,
     ///   ``RTPError/badPadding(count:offset:)``.
+    @inlinable
     public init(_ bytes: UnsafeRawBufferPointer) throws(RTPError) {
         let length = bytes.count
         guard length >= RTPHeader.fixedSize else { throw .truncatedHeader(length: length) }
@@ -67,6 +71,7 @@ public struct RTPPacketView {
     }
 
     /// Walks every RFC 8285 element once so later iteration cannot meet a bad length.
+    @usableFromInline
     static func validateElements(
         _ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int, form: RTPHeaderExtensionForm
     ) throws(RTPError) {
@@ -87,44 +92,44 @@ public struct RTPPacketView {
     // MARK: Fixed header
 
     /// The P bit: the packet ends in padding.
-    public var hasPadding: Bool { bytes[0] & 0x20 != 0 }
+    @inlinable public var hasPadding: Bool { bytes[0] & 0x20 != 0 }
     /// The X bit: a header extension follows the CSRCs.
-    public var hasExtension: Bool { bytes[0] & 0x10 != 0 }
+    @inlinable public var hasExtension: Bool { bytes[0] & 0x10 != 0 }
     /// How many CSRCs follow the fixed header (0–15).
-    public var csrcCount: Int { Int(bytes[0] & 0x0F) }
+    @inlinable public var csrcCount: Int { Int(bytes[0] & 0x0F) }
     /// The M bit, whose meaning the payload format defines (end of frame for video).
-    public var marker: Bool { bytes[1] & 0x80 != 0 }
+    @inlinable public var marker: Bool { bytes[1] & 0x80 != 0 }
     /// The 7-bit payload type.
-    public var payloadType: UInt8 { bytes[1] & 0x7F }
+    @inlinable public var payloadType: UInt8 { bytes[1] & 0x7F }
     /// The 16-bit sequence number.
-    public var sequenceNumber: UInt16 { bytes.u16(2) }
+    @inlinable public var sequenceNumber: UInt16 { bytes.u16(2) }
     /// The 32-bit media timestamp.
-    public var timestamp: UInt32 { bytes.u32(4) }
+    @inlinable public var timestamp: UInt32 { bytes.u32(4) }
     /// The synchronization source.
-    public var ssrc: UInt32 { bytes.u32(8) }
+    @inlinable public var ssrc: UInt32 { bytes.u32(8) }
 
     /// The CSRC at `index` (0 ..< ``csrcCount``).
-    public func csrc(at index: Int) -> UInt32 { bytes.u32(RTPHeader.fixedSize + 4 * index) }
+    @inlinable public func csrc(at index: Int) -> UInt32 { bytes.u32(RTPHeader.fixedSize + 4 * index) }
 
     // MARK: Extension
 
     /// The 16-bit profile of the header extension, or nil without the X bit.
-    public var extensionProfile: UInt16? {
+    @inlinable public var extensionProfile: UInt16? {
         extensionEnd == 0 ? nil : bytes.u16(extensionStart - 4)
     }
 
     /// The RFC 8285 form of the header extension, or nil without one or for another profile.
-    public var extensionForm: RTPHeaderExtensionForm? {
+    @inlinable public var extensionForm: RTPHeaderExtensionForm? {
         extensionProfile.flatMap(RTPHeaderExtensionForm.init(profile:))
     }
 
     /// The extension block's data after its 4-byte header (empty without the X bit).
-    public var extensionBlock: UnsafeRawBufferPointer {
+    @inlinable public var extensionBlock: UnsafeRawBufferPointer {
         bytes.sub(extensionStart, extensionEnd - extensionStart)
     }
 
     /// The RFC 8285 elements, walked lazily; empty for other profiles.
-    public var extensions: RTPHeaderExtensionElements {
+    @inlinable public var extensions: RTPHeaderExtensionElements {
         guard let form = extensionForm else {
             return RTPHeaderExtensionElements(bytes: bytes, start: 0, end: 0, twoByte: false)
         }
@@ -133,7 +138,7 @@ public struct RTPPacketView {
     }
 
     /// The data of the first element with `id`, or nil when absent.
-    public func extensionData(id: UInt8) -> UnsafeRawBufferPointer? {
+    @inlinable public func extensionData(id: UInt8) -> UnsafeRawBufferPointer? {
         extensions.first(id: id)?.data
     }
 
@@ -141,7 +146,7 @@ public struct RTPPacketView {
     ///
     /// - Throws: ``RTPError/badExtensionValue(id:length:offset:)`` when the element's size
     ///   is wrong for `T`.
-    public func extensionValue<T: RTPHeaderExtensionValue>(_ type: T.Type, id: UInt8) throws(RTPError) -> T? {
+    @inlinable public func extensionValue<T: RTPHeaderExtensionValue>(_ type: T.Type, id: UInt8) throws(RTPError) -> T? {
         guard let element = extensions.first(id: id) else { return nil }
         guard let value = T(extensionData: element.data) else {
             throw .badExtensionValue(id: id, length: element.data.count, offset: element.offset)
@@ -152,7 +157,19 @@ public struct RTPPacketView {
     // MARK: Payload
 
     /// The payload: the bytes between the header and the padding.
-    public var payload: UnsafeRawBufferPointer {
+    @inlinable public var payload: UnsafeRawBufferPointer {
         bytes.sub(headerSize, bytes.count - headerSize - paddingSize)
+    }
+}
+
+extension RTPPacketView {
+    /// Parses the packet in `bytes` and hands its view to `body`, for callers that hold the
+    /// packet in an array; the view must not escape `body`.
+    @inlinable
+    public static func withView<R>(of bytes: [UInt8], _ body: (RTPPacketView) -> R) throws(RTPError) -> R {
+        let result: Result<R, RTPError> = bytes.withUnsafeBytes { raw in
+            Result { () throws(RTPError) -> R in body(try RTPPacketView(raw)) }
+        }
+        return try result.get()
     }
 }

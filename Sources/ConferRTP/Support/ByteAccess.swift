@@ -2,34 +2,35 @@
 //
 // Callers check lengths before calling these; the loads themselves only carry the
 // standard library's debug-build bounds checks, which is what makes parsing cheap in
-// release builds without making it unsafe.
+// release builds without making it unsafe. The loads are @usableFromInline so the
+// inlinable parsing path can be inlined into callers in other modules.
 
 extension UnsafeRawBufferPointer {
-    @inline(__always)
+    @usableFromInline @inline(__always)
     func u8(_ offset: Int) -> UInt8 { self[offset] }
 
-    @inline(__always)
+    @usableFromInline @inline(__always)
     func u16(_ offset: Int) -> UInt16 {
         UInt16(bigEndian: loadUnaligned(fromByteOffset: offset, as: UInt16.self))
     }
 
-    @inline(__always)
+    @usableFromInline @inline(__always)
     func u24(_ offset: Int) -> UInt32 {
         UInt32(self[offset]) << 16 | UInt32(self[offset + 1]) << 8 | UInt32(self[offset + 2])
     }
 
-    @inline(__always)
+    @usableFromInline @inline(__always)
     func u32(_ offset: Int) -> UInt32 {
         UInt32(bigEndian: loadUnaligned(fromByteOffset: offset, as: UInt32.self))
     }
 
-    @inline(__always)
+    @usableFromInline @inline(__always)
     func u64(_ offset: Int) -> UInt64 {
         UInt64(bigEndian: loadUnaligned(fromByteOffset: offset, as: UInt64.self))
     }
 
     /// The bytes in `range` as a slice view (no copy).
-    @inline(__always)
+    @usableFromInline @inline(__always)
     func sub(_ start: Int, _ count: Int) -> UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(rebasing: self[start ..< start + count])
     }
