@@ -1,1 +1,7 @@
-// The ConferRTP module.
+// ConferRTP: RTP (RFC 3550) packets and header extensions (RFC 8285), RTCP (RFC 3550,
+// 4585, 5104, 5506, transport-wide CC, REMB), per-SSRC statistics, NTP time and
+// sequence-number unwrapping. Codec payload formats live beside these in *Payload*.swift.
+//
+// Parsing is zero-copy (`RTPPacketView` over caller bytes) and serialization writes into
+// caller buffers, so the per-packet path allocates nothing; owning values (`RTPPacket`,
+// `RTCPPacket`) exist for convenience off the hot path.

@@ -1,0 +1,56 @@
+// libFuzzer target: parse an RTP packet, walk every header extension and typed accessor,
+// and check that whatever parsed survives being written and read back.
+import ConferRTP
+
+private let map: RTPExtensionMap = {
+    var map = RTPExtensionMap()
+    try? map.register(RTPExtensionMap.audioLevelURI, id: 1)
+    try? map.register(RTPExtensionMap.absoluteSendTimeURI, id: 2)
+    try? map.register(RTPExtensionMap.transportSequenceNumberURI, id: 3)
+    return map
+}()
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = UnsafeRawBufferPointer(start: data, count: size)
+    guard let view = try? RTPPacketView(bytes) else { return 0 }
+    var checksum = Int(view.sequenceNumber) &+ Int(view.timestamp) &+ Int(view.ssrc) &+ Int(view.payloadType)
+    for index in 0 ..< view.csrcCount { checksum &+= Int(view.csrc(at: index)) }
+    for element in view.extensions {
+        precondition(element.offset + element.data.count <= view.headerSize, "element outside the header")
+        checksum &+= Int(element.id) &+ element.data.reduce(0) { $0 &+ Int($1) }
+        _ = try? view.extensionValue(RTPAudioLevel.self, id: element.id)
+        _ = try? view.extensionValue(RTPAbsoluteSendTime.self, id: element.id)
+        _ = try? view.extensionValue(RTPTransportSequenceNumber.self, id: element.id)
+    }
+    _ = try? view.audioLevel(map)
+    _ = try? view.absoluteSendTime(map)
+    _ = try? view.transportSequenceNumber(map)
+    precondition(view.headerSize + view.payload.count + view.paddingSize == size, "parts do not add up")
+
+    let packet = RTPPacket(view)
+    if let written = try? packet.serialized() {
+        guard let again = try? RTPPacket(parsing: written) else { preconditionFailure("written packet does not parse") }
+        precondition(again.payload == packet.payload && again.header.extensions == packet.header.extensions,
+                     "round trip changed the packet")
+    }
+    return checksum == Int.min ? 1 : 0
+}
+
+// SwiftPM links executables with `--defsym main=FuzzRTP_main` (it renames every executable's
+// entry point), which leaves libFuzzer's own main unused and the renamed one undefined
+// under -parse-as-library. Defining it here and handing control to libFuzzer's driver
+// makes the target link and run exactly as libFuzzer's main would.
+@_silgen_name("LLVMFuzzerRunDriver")
+private func runFuzzerDriver(
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
+) -> CInt
+
+@_cdecl("FuzzRTP_main")
+public func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    var argc = argc
+    var argv = argv
+    return runFuzzerDriver(&argc, &argv) { data, size in fuzz(data, size) }
+}
