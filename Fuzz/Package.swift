@@ -24,6 +24,7 @@ let package = Package(
                 .product(name: "ConferCodecs", package: "Confer"),
                 .product(name: "ConferRTP", package: "Confer"),
                 .product(name: "ConferSRTP", package: "Confer"),
+                .product(name: "ConferMixer", package: "Confer"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-parse-as-library"])]
         )
