@@ -12,7 +12,7 @@ public struct ViewStatistics: Hashable, Sendable, Codable {
     public var priority: RenderPriority
     /// Its frame-rate cap, if any.
     public var frameRateCap: Int?
-    /// Its size as width × height.
+    /// Its width in pixels.
     public var width: Int
     /// Its height in pixels.
     public var height: Int

@@ -8,6 +8,8 @@ struct TickWindow: Hashable, Sendable {
     private var counts: [Int32]
     /// The refresh the newest slot belongs to.
     private var head: Int64 = 0
+    /// The newest slot's index, kept alongside `head` so the per-event path divides nothing.
+    private var headSlot = 0
 
     /// A window able to answer for spans of up to `span` refreshes.
     init(span: Int) { counts = [Int32](repeating: 0, count: max(1, span) + 1) }
@@ -15,7 +17,7 @@ struct TickWindow: Hashable, Sendable {
     /// Adds `n` events at refresh `tick` (a tick before the newest counts as the newest).
     mutating func add(_ n: Int = 1, at tick: Int64) {
         advance(to: tick)
-        counts[slot(head)] &+= Int32(truncatingIfNeeded: n)
+        counts[headSlot] &+= Int32(truncatingIfNeeded: n)
     }
 
     /// Events in the `span` refreshes ending with `tick`.
@@ -32,8 +34,12 @@ struct TickWindow: Hashable, Sendable {
         guard tick > head else { return }
         if tick - head >= Int64(counts.count) {
             for i in counts.indices { counts[i] = 0 }
+            headSlot = slot(tick)
         } else {
-            for t in (head + 1)...tick { counts[slot(t)] = 0 }
+            for _ in 0..<(tick - head) {
+                headSlot = headSlot == counts.count - 1 ? 0 : headSlot + 1
+                counts[headSlot] = 0
+            }
         }
         head = tick
     }

@@ -68,3 +68,23 @@ import Testing
         }
     }
 }
+
+@Suite struct TickWindowTests {
+    @Test func countsTheLastSpanAcrossGaps() {
+        var window = TickWindow(span: 60)
+        for tick in Int64(0)..<60 { window.add(at: tick) }
+        #expect(window.sum(span: 60, endingAt: 59) == 60)
+        #expect(window.sum(span: 60, endingAt: 89) == 30, "ticks 30...59 are still inside")
+        window.add(2, at: 100)
+        #expect(window.sum(span: 60, endingAt: 100) == 2 + 19, "ticks 41...59 and two at 100")
+        #expect(window.sum(span: 60, endingAt: 99) == 20, "ticks 40...59")
+        window.add(at: 500)
+        #expect(window.sum(span: 60, endingAt: 500) == 1)
+        #expect(window.sum(span: 60, endingAt: 700) == 0)
+        // The ring keeps one refresh beyond the span: events recorded for the next refresh
+        // leave the current second whole.
+        for tick in Int64(501)...560 { window.add(at: tick) }
+        window.add(at: 561)
+        #expect(window.sum(span: 60, endingAt: 560) == 60)
+    }
+}
