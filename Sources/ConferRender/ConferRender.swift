@@ -1,1 +1,0 @@
-// ConferRender: the frame-pacing renderer that models a display's GPU draw budget.
