@@ -58,7 +58,7 @@ public enum Demo {
             status("\(codec): encoding")
             let file = directory + "/encoded." + (codec == .h264 ? "h264" : "\(codec).ivf")
             let encode = try Transcoder.run(input: video, output: file,
-                                            options: TranscodeOptions(codec: codec, bitrateKbps: videoBitrateKbps, threads: 2))
+                                            options: TranscodeOptions(codec: codec, bitrateKbps: videoBitrateKbps, threads: 1))
             status("\(codec): decoding")
             let decodedPath = directory + "/decoded-\(codec).y4m"
             let decode = try Transcoder.run(input: file, output: decodedPath)

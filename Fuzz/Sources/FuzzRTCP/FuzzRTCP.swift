@@ -1,3 +1,4 @@
+import FuzzSupport
 // libFuzzer target: parse a compound RTCP packet; whatever parsed must serialize, parse
 // again to the same packets, and serialize to the same bytes.
 import ConferRTP
@@ -22,20 +23,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     return 0
 }
 
-// SwiftPM links executables with `--defsym main=FuzzRTCP_main` (it renames every executable's
-// entry point), which leaves libFuzzer's own main unused and the renamed one undefined
-// under -parse-as-library. Defining it here and handing control to libFuzzer's driver
-// makes the target link and run exactly as libFuzzer's main would.
-@_silgen_name("LLVMFuzzerRunDriver")
-private func runFuzzerDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
-) -> CInt
-
 @_cdecl("FuzzRTCP_main")
-public func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var argc = argc
-    var argv = argv
-    return runFuzzerDriver(&argc, &argv) { data, size in fuzz(data, size) }
+func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    runLibFuzzer(argc, argv) { data, size in fuzz(data, size) }
 }
