@@ -5,6 +5,7 @@
 //   ConferCLI (the `confer` command)
 //   Confer            — jobs and pipelines
 //   ConferMixer       — video compositor, audio mixer;  ConferRender — frame pacer
+//   ConferJitter      — jitter buffers, loss recovery;  ConferCongestion — bandwidth estimation
 //   ConferNet         — UDP (SwiftNIO), SDP
 //   ConferRTP, ConferSRTP
 //   ConferCodecs      — Opus, VP8, VP9, H.264
@@ -33,6 +34,8 @@ let package = Package(
         .library(name: "ConferSRTP", targets: ["ConferSRTP"]),
         .library(name: "ConferNet", targets: ["ConferNet"]),
         .library(name: "ConferMixer", targets: ["ConferMixer"]),
+        .library(name: "ConferJitter", targets: ["ConferJitter"]),
+        .library(name: "ConferCongestion", targets: ["ConferCongestion"]),
         .library(name: "ConferRender", targets: ["ConferRender"]),
         .executable(name: "confer", targets: ["ConferCLI"]),
     ],
@@ -62,8 +65,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "ConferMixer", dependencies: ["ConferMedia"], swiftSettings: strict),
+        .target(name: "ConferJitter", dependencies: ["ConferMedia", "ConferCodecs", "ConferRTP"], swiftSettings: strict),
+        .target(name: "ConferCongestion", dependencies: ["ConferMedia", "ConferRTP"], swiftSettings: strict),
         .target(name: "ConferRender", dependencies: ["ConferMedia"], swiftSettings: strict),
-        .target(name: "Confer", dependencies: ["ConferMedia", "ConferCodecs", "ConferRTP", "ConferSRTP", "ConferNet", "ConferMixer", "ConferRender"], swiftSettings: strict),
+        .target(name: "Confer", dependencies: ["ConferMedia", "ConferCodecs", "ConferRTP", "ConferSRTP", "ConferNet", "ConferMixer", "ConferRender",
+                                                 "ConferJitter", "ConferCongestion"], swiftSettings: strict),
         .executableTarget(
             name: "ConferCLI",
             dependencies: ["Confer", .product(name: "ArgumentParser", package: "swift-argument-parser")],
@@ -74,6 +80,8 @@ let package = Package(
         .testTarget(name: "ConferCodecsTests", dependencies: ["ConferCodecs"], swiftSettings: strict),
         .testTarget(name: "ConferRTPTests", dependencies: ["ConferRTP"], swiftSettings: strict),
         .testTarget(name: "ConferSRTPTests", dependencies: ["ConferSRTP"], swiftSettings: strict),
+        .testTarget(name: "ConferJitterTests", dependencies: ["ConferJitter"], swiftSettings: strict),
+        .testTarget(name: "ConferCongestionTests", dependencies: ["ConferCongestion"], swiftSettings: strict),
         .testTarget(name: "ConferMixerTests", dependencies: ["ConferMixer"], swiftSettings: strict),
         .testTarget(name: "ConferRenderTests", dependencies: ["ConferRender"], swiftSettings: strict),
         .testTarget(name: "ConferNetTests", dependencies: ["ConferNet"], swiftSettings: strict),

@@ -1,0 +1,1 @@
+// ConferCongestion: sender-side bandwidth estimation from transport-cc / REMB feedback.
