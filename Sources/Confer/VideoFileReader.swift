@@ -1,5 +1,5 @@
 public import ConferMedia
-public import ConferCodecs
+import ConferCodecs
 
 /// Pictures from a video file: Y4M frames as they are, IVF (VP8/VP9) and H.264 Annex-B
 /// decoded. The format is found from the file's first bytes, not its name.
@@ -11,6 +11,9 @@ public final class VideoFileReader {
     }
     private let source: Source
     private var encoded: EncodedFrame
+    // Pictures the decoder released at the end of the file (held back for reordering).
+    private var flushed: [VideoFrame] = []
+    private var reachedEnd = false
 
     /// What the file is, as probed.
     public let info: MediaFileInfo
@@ -68,16 +71,24 @@ public final class VideoFileReader {
         case .raw(let reader):
             return try reader.next()
         case .ivf(let reader, let decoder):
-            while try reader.read(into: &encoded) {
+            while !reachedEnd, try reader.read(into: &encoded) {
                 if let frame = try decodeCounting(decoder) { return frame }
             }
-            return nil
+            return try drain(decoder)
         case .annexB(let reader, let decoder):
-            while try reader.read(into: &encoded) {
+            while !reachedEnd, try reader.read(into: &encoded) {
                 if let frame = try decodeCounting(decoder) { return frame }
             }
-            return nil
+            return try drain(decoder)
         }
+    }
+
+    private func drain(_ decoder: AnyVideoDecoder) throws -> VideoFrame? {
+        if !reachedEnd {
+            reachedEnd = true
+            flushed = (try? decoder.flush()) ?? []
+        }
+        return flushed.isEmpty ? nil : flushed.removeFirst()
     }
 
     private func decodeCounting(_ decoder: AnyVideoDecoder) throws -> VideoFrame? {

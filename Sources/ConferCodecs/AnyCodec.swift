@@ -47,6 +47,8 @@ public final class AnyVideoDecoder {
     public var codec: Codec { box.codec }
     /// Decodes one frame; nil when it produced no picture (for example while waiting for a keyframe).
     public func decode(_ frame: EncodedFrame) throws -> VideoFrame? { try box.decode(frame) }
+    /// Ends the stream: the pictures still held back for reordering, in display order.
+    public func flush() throws -> [VideoFrame] { try box.flush() }
 }
 
 /// A codec was asked for something it cannot do.
@@ -77,6 +79,7 @@ private final class ConcreteVideoEncoder<E: VideoEncoder & ~Copyable>: VideoEnco
 private protocol VideoDecoderBox: AnyObject {
     var codec: Codec { get }
     func decode(_ frame: EncodedFrame) throws -> VideoFrame?
+    func flush() throws -> [VideoFrame]
 }
 
 private final class ConcreteVideoDecoder<D: VideoDecoder & ~Copyable>: VideoDecoderBox {
@@ -84,4 +87,5 @@ private final class ConcreteVideoDecoder<D: VideoDecoder & ~Copyable>: VideoDeco
     init(_ decoder: consuming D) { self.decoder = decoder }
     var codec: Codec { decoder.codec }
     func decode(_ frame: EncodedFrame) throws -> VideoFrame? { try decoder.decode(frame) }
+    func flush() throws -> [VideoFrame] { try decoder.flush() }
 }

@@ -68,6 +68,14 @@ public protocol VideoDecoder: ~Copyable {
     /// Decodes one frame. Returns nil when the decoder produced no picture for it
     /// (for example a frame it must skip until the next keyframe after corruption).
     mutating func decode(_ frame: EncodedFrame) throws(Failure) -> VideoFrame?
+    /// Ends the stream and returns pictures still held back for reordering (H.264 with
+    /// B-frames); decoders that never hold pictures back return none.
+    mutating func flush() throws(Failure) -> [VideoFrame]
+}
+
+extension VideoDecoder where Self: ~Copyable {
+    /// VP8, VP9 and real-time H.264 hold nothing back.
+    public mutating func flush() throws(Failure) -> [VideoFrame] { [] }
 }
 
 /// Settings for an Opus encoder.

@@ -37,6 +37,9 @@ public struct H264Decoder: ~Copyable, VideoDecoder {
     // NAL units that came without a slice (parameter sets, SEI), kept for the next picture.
     private var pendingNALUnits: [UInt8] = []
     private static let maxPendingSize = 64 << 10
+    // Pictures libavcodec returned beyond the one handed out by a call (a stream with
+    // B-frames can release two at once); handed out by the following calls, in order.
+    private var readyPictures: [VideoFrame] = []
 
     /// Opens a decoder.
     ///
@@ -130,6 +133,7 @@ public struct H264Decoder: ~Copyable, VideoDecoder {
     private mutating func discardState() {
         avcodec_flush_buffers(context)
         av_frame_unref(decoded)
+        readyPictures.removeAll(keepingCapacity: true)
         isAwaitingKeyframe = true
     }
 
@@ -164,16 +168,32 @@ public struct H264Decoder: ~Copyable, VideoDecoder {
 
         try send(pendingNALUnits, frame.data, timestamp: frame.timestamp)
         pendingNALUnits.removeAll(keepingCapacity: true)
-        var picture: VideoFrame?
+        // libavcodec took the IDR: from here on pictures are decodable, even when a stream
+        // with B-frames holds this one back for reordering.
+        if scan.containsIDR { isAwaitingKeyframe = false }
+        try receivePictures(fallbackTimestamp: frame.timestamp)
+        return isAwaitingKeyframe || readyPictures.isEmpty ? nil : readyPictures.removeFirst()
+    }
+
+    /// Ends the stream: returns the pictures libavcodec still holds for reordering (none
+    /// for streams without B-frames), in display order. The decoder can be used again after.
+    public mutating func flush() throws(AVCodecError) -> [VideoFrame] {
+        let status = avcodec_send_packet(context, nil)
+        if status >= 0 { try receivePictures(fallbackTimestamp: .zero) }
+        let pictures = isAwaitingKeyframe ? [] : readyPictures
+        readyPictures.removeAll()
+        avcodec_flush_buffers(context)
+        return pictures
+    }
+
+    private mutating func receivePictures(fallbackTimestamp: Timestamp) throws(AVCodecError) {
         while true {
             let status = avcodec_receive_frame(context, decoded)
             if status == confer_averror_eagain() || status == confer_averror_eof() { break }
             guard status >= 0 else { throw AVCodecError(libraryStatus: status, operation: "avcodec_receive_frame") }
             defer { av_frame_unref(decoded) }
-            picture = try copyDecodedPicture(fallbackTimestamp: frame.timestamp)
+            readyPictures.append(try copyDecodedPicture(fallbackTimestamp: fallbackTimestamp))
         }
-        if picture != nil && scan.containsIDR { isAwaitingKeyframe = false }
-        return isAwaitingKeyframe ? nil : picture
     }
 
     /// Hands `prefix` and `bytes`, one access unit, to libavcodec through the reusable
