@@ -20,7 +20,7 @@ let package = Package(
         // 1.38.1 resolves here only with the MallocInterposer trait (see ../shared/STYLE.md).
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
     ],
-    targets: ["CodecBenchmarks"].map { name in
+    targets: ["CodecBenchmarks", "MediaBenchmarks"].map { name in
         .executableTarget(
             name: name,
             dependencies: suite,
