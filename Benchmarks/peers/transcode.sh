@@ -48,6 +48,10 @@ done
 run "opus-60s-stereo" \
   "ffmpeg -v error -y -i $work/in48k.wav -c:a libopus -b:a 64k -compression_level 10 -frame_duration 20 -application voip $work/ff.opus" \
   "$confer transcode $work/in48k.wav -o $work/cf.opus --codec opus --bitrate 64 -q"
-run "vp8-decode-720p" \
-  "ffmpeg -v error -y -threads 1 -i $work/ff.ivf -f null -" \
-  "$confer transcode $work/ff.ivf -o /dev/null.y4m -q"
+# Decoding: both write the decoded 720p video as Y4M to tmpfs.
+for f in ff.ivf ff9.ivf ff.h264; do
+  run "decode-$f-720p" \
+    "ffmpeg -v error -y -threads 1 -i $work/$f -f yuv4mpegpipe -pix_fmt yuv420p /dev/shm/confer-peer-ff.y4m" \
+    "$confer transcode $work/$f -o /dev/shm/confer-peer-cf.y4m -q"
+done
+rm -f /dev/shm/confer-peer-*.y4m

@@ -8,9 +8,13 @@ public final class AnyVideoEncoder {
     private let box: any VideoEncoderBox
 
     /// An encoder for `codec` with `settings`: libvpx for VP8 and VP9, x264 for H.264.
-    public init(codec: Codec, settings: VideoEncoderSettings) throws {
+    ///
+    /// `allowsFrameDropping` lets libvpx's rate control skip frames to hold the bitrate
+    /// (x264 never drops); benchmarks turn it off so every frame is encoded.
+    public init(codec: Codec, settings: VideoEncoderSettings, allowsFrameDropping: Bool = true) throws {
         switch codec {
-        case .vp8, .vp9: box = ConcreteVideoEncoder(try VPXEncoder(codec: codec, settings: settings))
+        case .vp8, .vp9:
+            box = ConcreteVideoEncoder(try VPXEncoder(codec: codec, settings: settings, allowsFrameDropping: allowsFrameDropping))
         case .h264: box = ConcreteVideoEncoder(try X264Encoder(settings: settings))
         case .opus: throw CodecConfigurationError("opus is an audio codec; it cannot encode video")
         }
