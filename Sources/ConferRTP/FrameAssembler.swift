@@ -73,6 +73,8 @@ public struct FrameAssembler<D: Depacketizer> {
     private var lastRTPTimestamp: UInt32 = 0
     private var extendedTimestamp: Int64 = 0
     private var firstExtendedTimestamp: Int64?
+    /// The RTP timestamp of the last frame given up, so its later packets do not count again.
+    private var lastDiscardedTimestamp: UInt32?
 
     /// An assembler for `depacketizer`'s codec buffering up to `capacity` packets (rounded
     /// up to a power of two, 16…32768) and waiting out reordering of `reorderWindow` packets.
@@ -209,9 +211,9 @@ public struct FrameAssembler<D: Depacketizer> {
         if head.isPadding { return .skipPadding }
         let startsFrame = head.boundaries.isFrameHead || (head.boundaries.isPartitionHead && baseIsBoundary)
         guard startsFrame else {
-            // Not a frame start: garbage after a known frame end, or the middle of a frame
-            // whose start is late or lost.
-            return baseIsBoundary || isLost(base) ? .giveUp : .wait
+            // Not a frame start: the middle of a frame whose start was lost, or, while the
+            // stream's first packets may still be arriving, whose start may yet come.
+            return isBaseFixed || isLost(base) ? .giveUp : .wait
         }
         var sequenceNumber = scannedThrough ?? base
         while true {
@@ -278,21 +280,25 @@ public struct FrameAssembler<D: Depacketizer> {
         guard !isNewer(base, last) else { return }
         var sequenceNumber = base
         var frames = 0
-        var lastTimestamp: UInt32?
+        var discardedAny = false
         let count = distance(base, last) + 1
         for _ in 0..<count {
             if isPresent(sequenceNumber) {
                 let current = slot(sequenceNumber)
                 if !current.isPadding {
-                    if current.timestamp != lastTimestamp { frames += 1 }
-                    lastTimestamp = current.timestamp
+                    // A frame given up in parts (its start, later its rest) counts once.
+                    if current.timestamp != lastDiscardedTimestamp { frames += 1 }
+                    lastDiscardedTimestamp = current.timestamp
                     stats.packetsDiscarded += 1
+                    discardedAny = true
                 }
                 release(sequenceNumber)
             }
             sequenceNumber &+= 1
         }
-        stats.framesIncomplete += max(frames, 1)
+        // Only missing packets right after a frame's end: at least one frame was lost whole.
+        if !discardedAny && baseIsBoundary { frames = 1 }
+        stats.framesIncomplete += frames
     }
 
     /// Depacketizes the packets from `base` through `last` into the reused frame.
@@ -328,6 +334,7 @@ public struct FrameAssembler<D: Depacketizer> {
             stats.framesMalformed += 1
             return nil
         }
+        lastDiscardedTimestamp = nil
         output.timestamp = mediaTimestamp(rtpTimestamp)
         frame = output
         stats.framesEmitted += 1

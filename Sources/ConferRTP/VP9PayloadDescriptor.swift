@@ -223,13 +223,14 @@ public struct VP9PayloadDescriptor: Hashable, Sendable {
             while true {
                 try need(at, "P_DIFF")
                 let diff = payload[at]
-                if d.referenceDiffs.count == 3 {
-                    throw PayloadError(.invalid, codec: .vp9, field: "P_DIFF (more than 3 references)", offset: at)
-                }
                 d.referenceDiffs.append(diff >> 1)
-                at += 1
                 if diff & 0x01 == 0 { break }
+                if d.referenceDiffs.count == 3 {
+                    throw PayloadError(.invalid, codec: .vp9, field: "P_DIFF N (more than 3 references)", offset: at)
+                }
+                at += 1
             }
+            at += 1
         }
         if b0 & 0x02 != 0 {
             d.scalabilityStructureOffset = at
