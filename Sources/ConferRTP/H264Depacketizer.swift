@@ -57,7 +57,7 @@ public struct H264Depacketizer: Depacketizer, Sendable {
                 appendStartCode(to: &frame)
                 let start = frame.data.count
                 frame.data.append(payload[0] & 0xE0 | d.nalUnitType)
-                frame.data.append(contentsOf: fragment)
+                frame.data.appendBytes(fragment)
                 frame.nalUnits.append(start..<frame.data.count)
                 openFragmentType = d.nalUnitType
             } else {
@@ -67,7 +67,7 @@ public struct H264Depacketizer: Depacketizer, Sendable {
                 guard open == d.nalUnitType else {
                     throw PayloadError(.invalid, codec: .h264, field: "FU header type (differs from the start fragment)", offset: 1)
                 }
-                frame.data.append(contentsOf: fragment)
+                frame.data.appendBytes(fragment)
                 let last = frame.nalUnits.count - 1
                 frame.nalUnits[last] = frame.nalUnits[last].lowerBound..<frame.data.count
             }
@@ -98,7 +98,7 @@ public struct H264Depacketizer: Depacketizer, Sendable {
     private func appendNALUnit(_ nal: UnsafeRawBufferPointer, to frame: inout EncodedFrame) {
         appendStartCode(to: &frame)
         let start = frame.data.count
-        frame.data.append(contentsOf: nal)
+        frame.data.appendBytes(nal)
         frame.nalUnits.append(start..<frame.data.count)
     }
 }

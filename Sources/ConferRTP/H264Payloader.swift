@@ -35,15 +35,17 @@ public struct H264Payloader: Payloader, Sendable {
         }
         if let invalid { throw .payload(invalid) }
         if scratch.count < maxPayloadSize { scratch = [UInt8](repeating: 0, count: maxPayloadSize) }
-        var failure: EmitFailure?
-        scratch.withUnsafeMutableBytes { out in
-            frame.data.withUnsafeBytes { data in
-                do throws(EmitFailure) {
+        // See VP8Payloader: only `emit` throws inside, so the cast back is exact, and no
+        // `EmitFailure?` needs generic metadata per frame.
+        do {
+            try scratch.withUnsafeMutableBytes { out in
+                try frame.data.withUnsafeBytes { data in
                     try Self.packetize(data, ranges: frame.nalUnits, maxPayloadSize: maxPayloadSize, scratch: out, emit)
-                } catch { failure = error }
+                }
             }
+        } catch {
+            throw .emit(error as! EmitFailure)
         }
-        if let failure { throw .emit(failure) }
     }
 
     private static func packetize<EmitFailure: Error>(

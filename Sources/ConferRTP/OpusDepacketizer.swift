@@ -96,7 +96,7 @@ public struct OpusDepacketizer: Depacketizer, Sendable {
             throw PayloadError(.invalid, codec: .opus, field: "second payload in one frame", offset: 0)
         }
         frame.duration = try parse(payload).duration
-        frame.data.append(contentsOf: payload)
+        frame.data.appendBytes(payload)
     }
 
     public func endFrame(_ frame: inout EncodedFrame) throws(PayloadError) {

@@ -40,11 +40,12 @@ public struct OpusPayloader: Payloader, Sendable {
         }
         let silent = frame.data.count <= Self.silencePacketSize
         let marker = marksNextPacket || (marksTalkspurts && inSilence && !silent)
-        var failure: EmitFailure?
-        frame.data.withUnsafeBytes { bytes in
-            do throws(EmitFailure) { try emit(bytes, marker) } catch { failure = error }
+        // See VP8Payloader: only `emit` throws inside, so the cast back is exact.
+        do {
+            try frame.data.withUnsafeBytes { bytes in try emit(bytes, marker) }
+        } catch {
+            throw .emit(error as! EmitFailure)
         }
-        if let failure { throw .emit(failure) }
         inSilence = silent
         marksNextPacket = false
     }

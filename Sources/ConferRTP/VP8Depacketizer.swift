@@ -49,7 +49,7 @@ public struct VP8Depacketizer: Depacketizer, Sendable {
         } else if d.startsPartition {
             frame.vp8!.partitionOffsets.append(frame.data.count)
         }
-        frame.data.append(contentsOf: UnsafeRawBufferPointer(rebasing: payload[d.bitstream]))
+        frame.data.appendBytes(UnsafeRawBufferPointer(rebasing: payload[d.bitstream]))
     }
 
     public func endFrame(_ frame: inout EncodedFrame) throws(PayloadError) {

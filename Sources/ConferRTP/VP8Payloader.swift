@@ -55,29 +55,31 @@ public struct VP8Payloader: Payloader, Sendable {
         }
         if scratch.count < maxPayloadSize { scratch = [UInt8](repeating: 0, count: maxPayloadSize) }
         let offsets = frame.vp8?.partitionOffsets ?? []
-        var failure: EmitFailure?
-        scratch.withUnsafeMutableBytes { out in
-            frame.data.withUnsafeBytes { source in
-                var offset = 0
-                var partition = 0
-                for index in 0..<split.count {
-                    let size = split.size(ofPacket: index)
-                    // Offsets out of order or out of range only stop PID from advancing.
-                    while partition + 1 < offsets.count, offsets[partition + 1] <= offset { partition += 1 }
-                    descriptor.startsPartition = index == 0
-                    descriptor.partitionIndex = UInt8(truncatingIfNeeded: min(partition, 7))
-                    let written = descriptor.write(to: out)
-                    out.copy(UnsafeRawBufferPointer(rebasing: source[offset..<offset + size]), to: written)
-                    do throws(EmitFailure) {
+        // The closures of `withUnsafe…Bytes` rethrow untyped errors; only `emit` throws in
+        // them, so the cast back is exact. A captured `EmitFailure?` would instead cost a
+        // generic metadata lookup on every frame.
+        do {
+            try scratch.withUnsafeMutableBytes { out in
+                try frame.data.withUnsafeBytes { source in
+                    var offset = 0
+                    var partition = 0
+                    for index in 0..<split.count {
+                        let size = split.size(ofPacket: index)
+                        // Offsets out of order or out of range only stop PID from advancing.
+                        while partition + 1 < offsets.count, offsets[partition + 1] <= offset { partition += 1 }
+                        descriptor.startsPartition = index == 0
+                        // The first payload starts the frame, so it is partition 0's even when the
+                        // offsets claim empty partitions there (fuzzing found [0, 0, 1]).
+                        descriptor.partitionIndex = index == 0 ? 0 : UInt8(truncatingIfNeeded: min(partition, 7))
+                        let written = descriptor.write(to: out)
+                        out.copy(UnsafeRawBufferPointer(rebasing: source[offset..<offset + size]), to: written)
                         try emit(UnsafeRawBufferPointer(rebasing: out[0..<written + size]), index == split.count - 1)
-                    } catch {
-                        failure = error
-                        return
+                        offset += size
                     }
-                    offset += size
                 }
             }
+        } catch {
+            throw .emit(error as! EmitFailure)
         }
-        if let failure { throw .emit(failure) }
     }
 }

@@ -49,7 +49,7 @@ public struct VP9Depacketizer: Depacketizer, Sendable {
         } else if d.startsFrame {
             throw PayloadError(.invalid, codec: .vp9, field: "B (a second frame start)", offset: 0)
         }
-        frame.data.append(contentsOf: UnsafeRawBufferPointer(rebasing: payload[d.bitstream]))
+        frame.data.appendBytes(UnsafeRawBufferPointer(rebasing: payload[d.bitstream]))
     }
 
     public func endFrame(_ frame: inout EncodedFrame) throws(PayloadError) {

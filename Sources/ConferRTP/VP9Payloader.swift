@@ -80,28 +80,27 @@ public struct VP9Payloader: Payloader, Sendable {
             throw .payload(PayloadError(.doesNotFit, codec: .vp9, field: "maxPayloadSize below descriptor + 1", offset: 0))
         }
         if scratch.count < maxPayloadSize { scratch = [UInt8](repeating: 0, count: maxPayloadSize) }
-        var failure: EmitFailure?
-        scratch.withUnsafeMutableBytes { out in
-            frame.data.withUnsafeBytes { source in
-                var offset = 0
-                for index in 0..<split.count {
-                    let size = split.size(ofPacket: index)
-                    let last = index == split.count - 1
-                    descriptor.startsFrame = index == 0
-                    descriptor.endsFrame = last
-                    descriptor.scalabilityStructure = index == 0 ? structure : nil
-                    let written = descriptor.write(to: out)
-                    out.copy(UnsafeRawBufferPointer(rebasing: source[offset..<offset + size]), to: written)
-                    do throws(EmitFailure) {
+        // See VP8Payloader: only `emit` throws inside, so the cast back is exact, and no
+        // `EmitFailure?` needs generic metadata per frame.
+        do {
+            try scratch.withUnsafeMutableBytes { out in
+                try frame.data.withUnsafeBytes { source in
+                    var offset = 0
+                    for index in 0..<split.count {
+                        let size = split.size(ofPacket: index)
+                        let last = index == split.count - 1
+                        descriptor.startsFrame = index == 0
+                        descriptor.endsFrame = last
+                        descriptor.scalabilityStructure = index == 0 ? structure : nil
+                        let written = descriptor.write(to: out)
+                        out.copy(UnsafeRawBufferPointer(rebasing: source[offset..<offset + size]), to: written)
                         try emit(UnsafeRawBufferPointer(rebasing: out[0..<written + size]), last)
-                    } catch {
-                        failure = error
-                        return
+                        offset += size
                     }
-                    offset += size
                 }
             }
+        } catch {
+            throw .emit(error as! EmitFailure)
         }
-        if let failure { throw .emit(failure) }
     }
 }

@@ -89,6 +89,17 @@ import Testing
         #expect(pids == [0, 0, 1, 1, 1, 2])
     }
 
+    @Test func emptyLeadingPartitionsStillStartTheFrameWithPartitionZero() throws {
+        // Found by FuzzVP8Depacketizer: a 2-byte frame with partition offsets [0, 0, 1].
+        var input = EncodedFrame(codec: .vp8, data: [0x16, 0x16], vp8: VP8FrameInfo(pictureID: 1280))
+        input.vp8!.partitionOffsets = [0, 0, 1]
+        var payloader = VP8Payloader()
+        let payloads = try payloader.payloads(input, maxPayloadSize: 18)
+        #expect(try VP8Depacketizer().parse(payloads[0]).startsFrame)
+        var depacketizer = VP8Depacketizer()
+        #expect(try depacketizer.depacketize(payloads).data == [0x16, 0x16])
+    }
+
     @Test func keyframeHeaderGivesPictureSize() throws {
         var data = [UInt8](repeating: 0, count: 40)
         data[0] = 0x10   // keyframe, P = 0
