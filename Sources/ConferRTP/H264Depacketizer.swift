@@ -9,7 +9,9 @@ public import ConferMedia
 /// unit packets only, needs nothing special. The frame is a keyframe when it holds an IDR
 /// slice or an SPS. STAP-B, MTAP and FU-B (interleaved mode) are rejected as unsupported.
 public struct H264Depacketizer: Depacketizer, Sendable {
+    /// What ``parse(_:)`` returns: a ``H264PayloadDescriptor``.
     public typealias Descriptor = H264PayloadDescriptor
+    /// The codec this handles.
     public static var codec: Codec { .h264 }
 
     /// The type of the NAL unit an FU-A has started and not yet ended, if any.
@@ -18,15 +20,18 @@ public struct H264Depacketizer: Depacketizer, Sendable {
     /// A depacketizer.
     public init() {}
 
+    /// Reads and validates one payload's descriptor.
     public func parse(_ payload: UnsafeRawBufferPointer) throws(PayloadError) -> H264PayloadDescriptor {
         try H264PayloadDescriptor.parse(payload)
     }
 
+    /// Validates `payload` and says where it sits in its frame, without allocating.
     public func boundaries(of payload: UnsafeRawBufferPointer, marker: Bool) throws(PayloadError) -> PayloadBoundaries {
         let d = try parse(payload)
         return PayloadBoundaries(isPartitionHead: d.startsNALUnit, isFrameHead: d.startsAccessUnit, isPartitionTail: marker)
     }
 
+    /// Resets the codec fields this depacketizer fills, keeping their storage.
     public mutating func beginFrame(_ frame: inout EncodedFrame) {
         openFragmentType = nil
         frame.isKeyframe = false
@@ -35,6 +40,7 @@ public struct H264Depacketizer: Depacketizer, Sendable {
         frame.nalUnits.removeAll(keepingCapacity: true)
     }
 
+    /// Appends the payload's bitstream to `frame.data` and fills the codec fields it tells about.
     public mutating func append(_ payload: UnsafeRawBufferPointer, to frame: inout EncodedFrame) throws(PayloadError) {
         let d = try parse(payload)
         frame.isKeyframe = frame.isKeyframe || d.containsKeyframeNALUnit
@@ -75,6 +81,7 @@ public struct H264Depacketizer: Depacketizer, Sendable {
         }
     }
 
+    /// Checks the frame was not left half done.
     public mutating func endFrame(_ frame: inout EncodedFrame) throws(PayloadError) {
         defer { openFragmentType = nil }
         if openFragmentType != nil {

@@ -9,6 +9,7 @@ public import ConferMedia
 /// into FU-A fragments whose sizes differ by at most one byte. The marker goes on the
 /// access unit's last payload.
 public struct H264Payloader: Payloader, Sendable {
+    /// The codec this handles.
     public static var codec: Codec { .h264 }
 
     /// The smallest payload size that can carry any NAL unit (an FU-A with one byte).
@@ -20,6 +21,7 @@ public struct H264Payloader: Payloader, Sendable {
     /// A payloader.
     public init() {}
 
+    /// Splits `frame` into payloads of at most `maxPayloadSize` bytes; see ``Payloader/payload(_:maxPayloadSize:_:)``.
     public mutating func payload<EmitFailure: Error>(
         _ frame: EncodedFrame, maxPayloadSize: Int,
         _ emit: (_ payload: UnsafeRawBufferPointer, _ marker: Bool) throws(EmitFailure) -> Void

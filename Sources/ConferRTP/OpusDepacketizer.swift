@@ -69,21 +69,26 @@ public struct OpusPayloadDescriptor: Hashable, Sendable {
 
 /// Reads Opus RTP payloads (RFC 7587): each payload is one Opus packet and one frame.
 public struct OpusDepacketizer: Depacketizer, Sendable {
+    /// What ``parse(_:)`` returns: a ``OpusPayloadDescriptor``.
     public typealias Descriptor = OpusPayloadDescriptor
+    /// The codec this handles.
     public static var codec: Codec { .opus }
 
     /// A depacketizer; it keeps no state.
     public init() {}
 
+    /// Reads and validates one payload's descriptor.
     public func parse(_ payload: UnsafeRawBufferPointer) throws(PayloadError) -> OpusPayloadDescriptor {
         try OpusPayloadDescriptor.parse(payload)
     }
 
+    /// Validates `payload` and says where it sits in its frame, without allocating.
     public func boundaries(of payload: UnsafeRawBufferPointer, marker: Bool) throws(PayloadError) -> PayloadBoundaries {
         _ = try parse(payload)
         return PayloadBoundaries(isPartitionHead: true, isFrameHead: true, isPartitionTail: true)
     }
 
+    /// Resets the codec fields this depacketizer fills, keeping their storage.
     public func beginFrame(_ frame: inout EncodedFrame) {
         frame.isKeyframe = true
         frame.vp8 = nil
@@ -91,6 +96,7 @@ public struct OpusDepacketizer: Depacketizer, Sendable {
         frame.nalUnits.removeAll(keepingCapacity: true)
     }
 
+    /// Appends the payload's bitstream to `frame.data` and fills the codec fields it tells about.
     public func append(_ payload: UnsafeRawBufferPointer, to frame: inout EncodedFrame) throws(PayloadError) {
         guard frame.data.isEmpty else {
             throw PayloadError(.invalid, codec: .opus, field: "second payload in one frame", offset: 0)
@@ -99,6 +105,7 @@ public struct OpusDepacketizer: Depacketizer, Sendable {
         frame.data.appendBytes(payload)
     }
 
+    /// Checks the frame was not left half done.
     public func endFrame(_ frame: inout EncodedFrame) throws(PayloadError) {
         if frame.data.isEmpty { throw PayloadError(.truncated, codec: .opus, field: "frame (no payload)", offset: 0) }
     }

@@ -7,6 +7,7 @@ public import ConferMedia
 /// discontinuous-transmission pause (RFC 7587 §4.1 allows that, as RFC 3551 does for
 /// the start of a talkspurt).
 public struct OpusPayloader: Payloader, Sendable {
+    /// The codec this handles.
     public static var codec: Codec { .opus }
 
     /// Whether to set the marker on the first packet after DTX silence. A packet of at
@@ -27,6 +28,7 @@ public struct OpusPayloader: Payloader, Sendable {
     /// The largest payload a DTX silence packet takes.
     static let silencePacketSize = 2
 
+    /// Splits `frame` into payloads of at most `maxPayloadSize` bytes; see ``Payloader/payload(_:maxPayloadSize:_:)``.
     public mutating func payload<EmitFailure: Error>(
         _ frame: EncodedFrame, maxPayloadSize: Int,
         _ emit: (_ payload: UnsafeRawBufferPointer, _ marker: Bool) throws(EmitFailure) -> Void

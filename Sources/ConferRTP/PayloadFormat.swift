@@ -104,9 +104,8 @@ public protocol Depacketizer {
 extension Depacketizer {
     /// Reads one payload's descriptor from an array.
     public func parse(_ payload: [UInt8]) throws(PayloadError) -> Descriptor {
-        var result: Result<Descriptor, PayloadError>!
-        payload.withUnsafeBytes { bytes in
-            do throws(PayloadError) { result = .success(try parse(bytes)) } catch { result = .failure(error) }
+        let result: Result<Descriptor, PayloadError> = payload.withUnsafeBytes { bytes in
+            do throws(PayloadError) { return .success(try parse(bytes)) } catch { return .failure(error) }
         }
         return try result.get()
     }

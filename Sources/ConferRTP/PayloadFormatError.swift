@@ -26,6 +26,7 @@ public struct PayloadError: Error, Hashable, Sendable, CustomStringConvertible {
         /// Frame metadata (NAL unit ranges) points outside the frame's data.
         public static let outOfBounds = Reason(kind: .outOfBounds)
 
+        /// A sentence for a person.
         public var description: String { kind.rawValue }
     }
 
@@ -46,6 +47,7 @@ public struct PayloadError: Error, Hashable, Sendable, CustomStringConvertible {
         self.offset = offset
     }
 
+    /// A sentence for a person.
     public var description: String { "\(codec) payload: \(field) \(reason) at byte \(offset)" }
 }
 

@@ -6,21 +6,26 @@ public import ConferMedia
 /// first payload it fills ``EncodedFrame/vp8`` from the descriptor, the keyframe flag from
 /// the VP8 payload header, and on keyframes the picture size from the keyframe header.
 public struct VP8Depacketizer: Depacketizer, Sendable {
+    /// What ``parse(_:)`` returns: a ``VP8PayloadDescriptor``.
     public typealias Descriptor = VP8PayloadDescriptor
+    /// The codec this handles.
     public static var codec: Codec { .vp8 }
 
     /// A depacketizer; it keeps no state between frames.
     public init() {}
 
+    /// Reads and validates one payload's descriptor.
     public func parse(_ payload: UnsafeRawBufferPointer) throws(PayloadError) -> VP8PayloadDescriptor {
         try VP8PayloadDescriptor.parse(payload)
     }
 
+    /// Validates `payload` and says where it sits in its frame, without allocating.
     public func boundaries(of payload: UnsafeRawBufferPointer, marker: Bool) throws(PayloadError) -> PayloadBoundaries {
         let head = try parse(payload).startsFrame
         return PayloadBoundaries(isPartitionHead: head, isFrameHead: head, isPartitionTail: marker)
     }
 
+    /// Resets the codec fields this depacketizer fills, keeping their storage.
     public func beginFrame(_ frame: inout EncodedFrame) {
         frame.isKeyframe = false
         frame.vp9 = nil
@@ -30,6 +35,7 @@ public struct VP8Depacketizer: Depacketizer, Sendable {
         frame.vp8!.partitionOffsets.removeAll(keepingCapacity: true)
     }
 
+    /// Appends the payload's bitstream to `frame.data` and fills the codec fields it tells about.
     public func append(_ payload: UnsafeRawBufferPointer, to frame: inout EncodedFrame) throws(PayloadError) {
         let d = try parse(payload)
         let first = frame.data.isEmpty
@@ -52,6 +58,7 @@ public struct VP8Depacketizer: Depacketizer, Sendable {
         frame.data.appendBytes(UnsafeRawBufferPointer(rebasing: payload[d.bitstream]))
     }
 
+    /// Checks the frame was not left half done.
     public func endFrame(_ frame: inout EncodedFrame) throws(PayloadError) {
         if frame.data.isEmpty {
             throw PayloadError(.truncated, codec: .vp8, field: "frame (no payloads)", offset: 0)

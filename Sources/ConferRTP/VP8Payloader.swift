@@ -8,6 +8,7 @@ public import ConferMedia
 /// ``VP8FrameInfo/partitionOffsets``. The frame is cut into the fewest payloads that fit,
 /// whose sizes differ by at most one byte, as libwebrtc's `RtpPacketizerVp8` does.
 public struct VP8Payloader: Payloader, Sendable {
+    /// The codec this handles.
     public static var codec: Codec { .vp8 }
 
     /// How the picture id is written (frames without ``VP8FrameInfo`` carry none).
@@ -40,6 +41,7 @@ public struct VP8Payloader: Payloader, Sendable {
             keyIndex: keyIndex)
     }
 
+    /// Splits `frame` into payloads of at most `maxPayloadSize` bytes; see ``Payloader/payload(_:maxPayloadSize:_:)``.
     public mutating func payload<EmitFailure: Error>(
         _ frame: EncodedFrame, maxPayloadSize: Int,
         _ emit: (_ payload: UnsafeRawBufferPointer, _ marker: Bool) throws(EmitFailure) -> Void

@@ -8,28 +8,34 @@ public import ConferMedia
 /// first payload it fills ``EncodedFrame/vp9``, the keyframe flag (P clear on spatial
 /// layer 0) and, from a scalability structure, the picture size.
 public struct VP9Depacketizer: Depacketizer, Sendable {
+    /// What ``parse(_:)`` returns: a ``VP9PayloadDescriptor``.
     public typealias Descriptor = VP9PayloadDescriptor
+    /// The codec this handles.
     public static var codec: Codec { .vp9 }
 
     /// A depacketizer; it keeps no state between frames.
     public init() {}
 
+    /// Reads and validates one payload's descriptor.
     public func parse(_ payload: UnsafeRawBufferPointer) throws(PayloadError) -> VP9PayloadDescriptor {
         try VP9PayloadDescriptor.parse(payload)
     }
 
+    /// Validates `payload` and says where it sits in its frame, without allocating.
     public func boundaries(of payload: UnsafeRawBufferPointer, marker: Bool) throws(PayloadError) -> PayloadBoundaries {
         let d = try VP9PayloadDescriptor.parse(payload, buildingScalabilityStructure: false)
         return PayloadBoundaries(isPartitionHead: d.startsFrame, isFrameHead: d.startsFrame,
                                  isPartitionTail: d.endsFrame || marker)
     }
 
+    /// Resets the codec fields this depacketizer fills, keeping their storage.
     public func beginFrame(_ frame: inout EncodedFrame) {
         frame.isKeyframe = false
         frame.vp8 = nil
         frame.nalUnits.removeAll(keepingCapacity: true)
     }
 
+    /// Appends the payload's bitstream to `frame.data` and fills the codec fields it tells about.
     public func append(_ payload: UnsafeRawBufferPointer, to frame: inout EncodedFrame) throws(PayloadError) {
         let d = try VP9PayloadDescriptor.parse(payload, buildingScalabilityStructure: false)
         if frame.data.isEmpty {
@@ -52,6 +58,7 @@ public struct VP9Depacketizer: Depacketizer, Sendable {
         frame.data.appendBytes(UnsafeRawBufferPointer(rebasing: payload[d.bitstream]))
     }
 
+    /// Checks the frame was not left half done.
     public func endFrame(_ frame: inout EncodedFrame) throws(PayloadError) {
         if frame.data.isEmpty {
             throw PayloadError(.truncated, codec: .vp9, field: "frame (no payloads)", offset: 0)

@@ -43,8 +43,11 @@ public struct VP9ReferenceDiffs: RandomAccessCollection, Hashable, Sendable {
         for diff in diffs.prefix(3) { append(diff) }
     }
 
+    /// Always 0.
     public var startIndex: Int { 0 }
+    /// The number of diffs.
     public var endIndex: Int { count }
+    /// The diff at `position` (0 ..< count).
     public subscript(position: Int) -> UInt8 {
         precondition(position >= 0 && position < count, "VP9ReferenceDiffs index out of range")
         switch position {

@@ -9,6 +9,7 @@ public import ConferMedia
 /// balanced as libwebrtc balances them: whole payloads (descriptor included) differ by at
 /// most one byte, the first giving up room for its larger descriptor.
 public struct VP9Payloader: Payloader, Sendable {
+    /// The codec this handles.
     public static var codec: Codec { .vp9 }
 
     /// How the picture id is written (frames without ``VP9FrameInfo`` carry none).
@@ -63,6 +64,7 @@ public struct VP9Payloader: Payloader, Sendable {
             scalabilityStructure: keyframe ? scalabilityStructure(for: frame) : nil)
     }
 
+    /// Splits `frame` into payloads of at most `maxPayloadSize` bytes; see ``Payloader/payload(_:maxPayloadSize:_:)``.
     public mutating func payload<EmitFailure: Error>(
         _ frame: EncodedFrame, maxPayloadSize: Int,
         _ emit: (_ payload: UnsafeRawBufferPointer, _ marker: Bool) throws(EmitFailure) -> Void
