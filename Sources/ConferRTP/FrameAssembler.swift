@@ -12,8 +12,9 @@ public import ConferMedia
 /// for each packet, then ``nextFrame()`` until it returns nil. A jitter buffer that waits
 /// in time rather than packets can call ``skipMissing()``.
 ///
-/// Memory is bounded: at most `capacity` packets are buffered; a packet further ahead
-/// forces the oldest frames out, counted in ``stats``. Payload buffers and the emitted
+/// Memory is bounded: at most `capacity` packets are buffered (so no frame may span more);
+/// a packet further ahead forces the oldest frames out, counted in ``stats``. A run of
+/// packets from far behind is taken as a sender that restarted its sequence numbers. Payload buffers and the emitted
 /// frame's storage are reused, so in steady state assembly allocates nothing, provided
 /// the caller lets go of each frame before asking for the next.
 public struct FrameAssembler<D: Depacketizer> {

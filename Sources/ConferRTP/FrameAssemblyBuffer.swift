@@ -53,6 +53,10 @@ struct FrameAssemblyBuffer {
     private(set) var pendingCount = 0
     /// The RTP timestamp of the last frame given up, so its later packets do not count again.
     private var lastDiscardedTimestamp: UInt32?
+    /// Packets in a row that came from more than `capacity` behind `base`.
+    private var farBehindCount = 0
+    /// After this many packets in a row from far behind, the sender is taken to have restarted.
+    static let restartAfter = 4
 
     init(capacity: Int, reorderWindow: Int) {
         var size = 16
@@ -71,23 +75,27 @@ struct FrameAssemblyBuffer {
             base = sequenceNumber
             newest = sequenceNumber
         } else if isNewer(base, sequenceNumber) {
-            guard !isBaseFixed, distance(sequenceNumber, newest) < capacity else {
+            if !isBaseFixed && distance(sequenceNumber, newest) < capacity {
+                base = sequenceNumber   // still finding the stream's start: take the earlier packet
+                scannedThrough = nil
+            } else if distance(sequenceNumber, base) > capacity && farBehindCount + 1 >= Self.restartAfter {
+                // Several packets in a row from far behind: not reordering but a sender
+                // that restarted its sequence numbers (a jump of half the range or more
+                // looks like the past). Start again there.
+                restart(at: sequenceNumber)
+            } else {
+                if distance(sequenceNumber, base) > capacity { farBehindCount += 1 }
                 stats.packetsLate += 1
                 return .late
             }
-            base = sequenceNumber   // still finding the stream's start: take the earlier packet
-            scannedThrough = nil
         } else if distance(base, sequenceNumber) >= capacity {
             if pendingCount == 0 || distance(newest, sequenceNumber) >= capacity {
-                // A jump past everything buffered: start again there.
-                if pendingCount > 0 { discard(through: newest) } else { stats.framesIncomplete += 1 }
-                base = sequenceNumber
-                baseIsBoundary = false
-                isBaseFixed = true
+                restart(at: sequenceNumber)   // a jump past everything buffered
             } else {
                 while distance(base, sequenceNumber) >= capacity { giveUp() }
             }
         }
+        farBehindCount = 0
         if isNewer(sequenceNumber, newest) { newest = sequenceNumber }
         let index = Int(sequenceNumber) & mask
         if slots[index].isOccupied {
@@ -105,6 +113,16 @@ struct FrameAssemblyBuffer {
         pendingCount += 1
         stats.packetsBuffered += 1
         return .buffered
+    }
+
+    /// Drops everything buffered and takes `sequenceNumber` as the new start of the stream.
+    private mutating func restart(at sequenceNumber: UInt16) {
+        if pendingCount > 0 { discard(through: newest) } else { stats.framesIncomplete += 1 }
+        base = sequenceNumber
+        newest = sequenceNumber
+        baseIsBoundary = false
+        isBaseFixed = true
+        scannedThrough = nil
     }
 
     /// The sequence numbers of the next frame ready to depacketize, or nil until more

@@ -147,6 +147,27 @@ import Testing
         #expect(assembler.stats.packetsDiscarded + assembler.bufferedPacketCount == packets.count)
     }
 
+    @Test(arguments: [600 as UInt16, 32_768, 40_000])
+    func aSequenceJumpStartsAgain(jump: UInt16) {
+        // One-packet frames: 0 and 1 at 100 and 101, 2 lost, then 3…11 after a jump.
+        var assembler = FrameAssembler(depacketizer: VP8Depacketizer(), capacity: 512)
+        var emitted: [UInt8] = []
+        for picture in 0..<12 where picture != 2 {
+            let sequence = UInt16(100 + picture) &+ (picture >= 3 ? jump : 0)
+            _ = assembler.insert(sequenceNumber: sequence, timestamp: UInt32(picture) * 3000, marker: true,
+                                 payload: [0x10, UInt8(picture)])
+            while let frame = assembler.nextFrame() { emitted.append(frame.data[0]) }
+        }
+        if jump < 32_768 {
+            // A jump ahead: start again at once.
+            #expect(emitted == [0, 1] + Array(3...11))
+        } else {
+            // A jump that looks like the past: three packets are late, the fourth restarts.
+            #expect(emitted == [0, 1] + Array(6...11))
+            #expect(assembler.stats.packetsLate == 3)
+        }
+    }
+
     @Test func h264AccessUnitAfterALostMarkerPacketStillAssembles() throws {
         // Slices whose first payload byte has its top bit set: first_mb_in_slice = 0.
         func slice(_ type: UInt8, size: Int, seed: UInt64) -> [UInt8] {

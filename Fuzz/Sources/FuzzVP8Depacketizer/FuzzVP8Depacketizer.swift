@@ -79,7 +79,8 @@ func roundTrip<P: Payloader, D: Depacketizer>(_ payloader: inout P, _ depacketiz
         if packet.payload.count > mtu { fatalError("payload over maxPayloadSize") }
         if packet.marker != (index == packets.count - 1) && P.codec != .opus { fatalError("marker misplaced") }
     }
-    var assembler = FrameAssembler(depacketizer: depacketizer)
+    // Room for the whole frame: a tiny payload size can need more packets than the default 512.
+    var assembler = FrameAssembler(depacketizer: depacketizer, capacity: packets.count)
     var frames: [EncodedFrame] = []
     for (index, packet) in packets.enumerated() {
         _ = assembler.insert(sequenceNumber: UInt16(truncatingIfNeeded: 65_000 + index), timestamp: 7,
