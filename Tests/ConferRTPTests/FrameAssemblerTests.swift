@@ -168,6 +168,19 @@ import Testing
         }
     }
 
+    @Test func aFrameLargerThanTheBufferIsGivenUpAndTheNextOneStillComes() throws {
+        // Found while fuzzing: 1651 bytes at 3 bytes a payload need more packets than the buffer holds.
+        var big = vp8Frames(2, seed: 21)
+        big[1].data = Array(big[1].data.prefix(60))
+        let packets = try vp8Packets(big, mtu: 102)   // 100 bitstream bytes a packet
+        try #require(packets[0].count > 16)
+        var assembler = FrameAssembler(depacketizer: VP8Depacketizer(), capacity: 16)
+        let output = assemble(packets.flatMap { $0 }, with: &assembler)
+        #expect(output.map(\.data) == [big[1].data])
+        #expect(assembler.stats.framesIncomplete == 1)
+        #expect(assembler.bufferedPacketCount == 0)
+    }
+
     @Test func h264AccessUnitAfterALostMarkerPacketStillAssembles() throws {
         // Slices whose first payload byte has its top bit set: first_mb_in_slice = 0.
         func slice(_ type: UInt8, size: Int, seed: UInt64) -> [UInt8] {
