@@ -58,11 +58,12 @@ public struct VP9ScalabilityStructure: Hashable, Sendable {
 
     /// Bytes the structure takes when written.
     public var encodedSize: Int {
+        // The same clamping as `write`: 1…8 layers, 255 entries, 3 diffs each.
         var size = 1
-        if resolutions != nil { size += 4 * spatialLayerCount }
+        if resolutions != nil { size += 4 * max(1, min(spatialLayerCount, 8)) }
         if let pictureGroup {
             size += 1
-            for entry in pictureGroup { size += 1 + min(entry.referenceDiffs.count, 3) }
+            for entry in pictureGroup.prefix(255) { size += 1 + min(entry.referenceDiffs.count, 3) }
         }
         return size
     }

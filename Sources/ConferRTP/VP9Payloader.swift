@@ -51,9 +51,9 @@ public struct VP9Payloader: Payloader, Sendable {
         let info = frame.vp9
         let predicted = info?.interPicturePredicted ?? !frame.isKeyframe
         let keyframe = frame.isKeyframe && (info?.spatialLayer ?? 0) == 0
+        let idMask: UInt16 = pictureIDLength == .sevenBits ? 0x7F : 0x7FFF
         return VP9PayloadDescriptor(
-            pictureID: info == nil || pictureIDLength == .none
-                ? nil : info!.pictureID & (pictureIDLength == .sevenBits ? 0x7F : 0x7FFF),
+            pictureID: pictureIDLength == .none ? nil : info.map { $0.pictureID & idMask },
             pictureIDLength: pictureIDLength,
             isInterPicturePredicted: predicted,
             startsFrame: true, endsFrame: false,

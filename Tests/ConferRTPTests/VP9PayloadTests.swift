@@ -91,6 +91,19 @@ import Testing
         #expect(ss.encodedSize == 14)
     }
 
+    @Test func oversizedStructuresAreClampedConsistently() throws {
+        // 9 layers and 300 entries of 4 diffs: written as 8 layers, 255 entries, 3 diffs.
+        let big = VP9ScalabilityStructure(
+            spatialLayerCount: 9, resolutions: Array(repeating: .init(width: 16, height: 16), count: 9),
+            pictureGroup: Array(repeating: .init(temporalLayer: 1, referenceDiffs: [1, 2, 3, 4]), count: 300))
+        #expect(big.encodedSize == 1 + 32 + 1 + 255 * 4)
+        var buffer = [UInt8](repeating: 0, count: big.encodedSize + 1)
+        let end = buffer.withUnsafeMutableBytes { big.write(to: $0, at: 0) }
+        #expect(end == big.encodedSize)
+        let back = buffer.withUnsafeBytes { bytes in try? VP9ScalabilityStructure.read(bytes, at: 0, build: true) }
+        #expect(back?.end == end && back?.structure?.spatialLayerCount == 8 && back?.structure?.pictureGroup?.count == 255)
+    }
+
     @Test func truncatedDescriptorIsTypedAtEveryByte() throws {
         var payloader = VP9Payloader()
         let payload = try payloader.payloads(frame(size: 1, keyframe: true, pictureID: 0x1234, seed: 1), maxPayloadSize: 100)[0]
