@@ -241,3 +241,107 @@ func sendDatagrams(_ datagrams: [[UInt8]], to port: Int) async throws {
         for datagram in datagrams { try await socket.send(datagram, to: UDPAddress(host: "127.0.0.1", port: port)) }
     }
 }
+
+/// Hostile datagrams interleaved with a valid stream: every good frame still decodes and
+/// every bad datagram is counted where it belongs.
+@Suite(.timeLimit(.minutes(1)))
+struct RTPReceiverBadInputTests {
+    /// The packets of 30 VP8 frames of the generated clip, as the sender would send them.
+    static func packets(of clip: String, key: SRTPMasterKey?) throws -> [[UInt8]] {
+        let reader = try VideoFileReader(path: clip)
+        let encoder = try AnyVideoEncoder(codec: .vp8, settings: VideoEncoderSettings(width: 320, height: 240, bitrate: 500_000),
+                                          allowsFrameDropping: false)
+        let packetizer = try RTPSenderPacketizer(codec: .vp8, payloadType: 96, ssrc: 0xC0FFEE, initialSequenceNumber: 1000,
+                                                 timestampOrigin: 5, srtp: try key.map { try SRTPSession(key: $0, direction: .outbound) })
+        var frame = EncodedFrame(codec: .vp8)
+        var packets: [[UInt8]] = []
+        var index = 0
+        while var picture = try reader.next() {
+            picture.timestamp = .seconds(Double(index) / 30)
+            index += 1
+            guard try encoder.encode(picture, into: &frame) else { continue }
+            for packet in 0 ..< (try packetizer.packetize(frame, captureTime: frame.timestamp)) {
+                packets.append(Array(packetizer.packet(packet)))
+            }
+        }
+        return packets
+    }
+
+    @Test func plainRTPSurvivesGarbage() async throws {
+        let dir = try makeTemporaryDirectory()
+        let clip = try makeClip(in: dir)
+        let valid = try Self.packets(of: clip, key: nil)
+        var random = SeededRandom(seed: 11)
+        var datagrams: [[UInt8]] = []
+        for (index, packet) in valid.enumerated() {
+            var garbage = (0 ..< 40).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            garbage[0] &= 0x3F                                    // version 0
+            datagrams.append(garbage)
+            datagrams.append(Array(packet.prefix(7)))             // shorter than a header
+            var version1 = packet
+            version1[0] = version1[0] & 0x3F | 0x40
+            datagrams.append(version1)
+            var otherType = packet
+            otherType[1] = otherType[1] & 0x80 | 100
+            datagrams.append(otherType)
+            datagrams.append(packet)
+            if index == 0 {
+                var stranger = packet
+                stranger[11] ^= 0xFF                              // another SSRC
+                datagrams.append(stranger)
+                datagrams.append([0x80, 200, 0x00, 0x40, 1, 2, 3, 4])   // an RTCP header longer than the datagram
+            }
+            if index == 5 { datagrams.append(packet) }            // a duplicate, once the source is past probation
+        }
+        let output = dir + "/out.y4m"
+        let report = try await receiving(loopbackReceiver(.vp8, output: output)) { port in
+            try await sendDatagrams(datagrams, to: port)
+        }
+        let n = valid.count
+        #expect(report.datagrams == datagrams.count)
+        #expect(report.malformed == 3 * n + 1)
+        #expect(report.wrongPayloadType == n)
+        #expect(report.otherSSRC == 1)
+        #expect(report.duplicates == 1)
+        #expect(report.lost == -1)   // RFC 3550 A.3 counts the duplicate as received: expected − received
+        #expect(report.latePackets == 1)   // the duplicate reached assembly after its frame had gone
+        #expect(report.packetsAccepted == n + 1)
+        #expect(report.framesAssembled == 30)
+        #expect(report.framesDecoded == 30)
+        #expect(report.streams.count == 2)
+        #expect(try Comparison.run(reference: clip, test: output, perFrame: false).summary.meanPSNR.y >= 30)
+    }
+
+    @Test func srtpSurvivesForgeriesAndReplays() async throws {
+        let dir = try makeTemporaryDirectory()
+        let clip = try makeClip(in: dir)
+        let key = testKey(seed: 3)
+        let valid = try Self.packets(of: clip, key: key)
+        var random = SeededRandom(seed: 12)
+        var datagrams: [[UInt8]] = []
+        for packet in valid {
+            var badTag = packet
+            badTag[badTag.count - 1] ^= 0xFF
+            datagrams.append(badTag)                              // before the real one, so it is not a replay
+            var garbage = (0 ..< 40).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            garbage[0] = 0x80
+            garbage[1] = 96
+            datagrams.append(garbage)
+            datagrams.append(Array(packet.prefix(10)))           // too short to hold a header and a tag
+            datagrams.append(packet)
+            datagrams.append(packet)                              // a replay
+        }
+        let report = try await receiving(loopbackReceiver(.vp8, output: dir + "/out.y4m", key: key)) { port in
+            try await sendDatagrams(datagrams, to: port)
+        }
+        let n = valid.count
+        #expect(report.datagrams == 5 * n)
+        #expect(report.srtpAuthenticationFailures == 2 * n)
+        #expect(report.srtpOtherFailures == n)
+        #expect(report.srtpReplays == n)
+        #expect(report.malformed == 0)
+        #expect(report.packetsAccepted == n)
+        #expect(report.lost == 0)
+        #expect(report.framesDecoded == 30)
+    }
+}

@@ -70,56 +70,85 @@ struct TestFailure: Error, CustomStringConvertible {
 let hasFFmpeg = toolExists("ffmpeg") && toolExists("ffprobe")
 
 /// A tool running in the background (a GStreamer or FFmpeg peer), stopped with SIGINT and
-/// waited for within a bound; killed if it is still running when the value goes away.
+/// waited for within a bound; killed by its pid if it is still running when the value goes away.
+///
+/// Spawned with posix_spawn and a cleared signal mask and default SIGINT action: the test
+/// runner's threads may block or ignore SIGINT, and a child inherits both, which would
+/// leave `gst-launch -e` deaf to the interrupt that makes it finish its file. Waits poll
+/// every 20 ms with `Task.sleep` rather than block, so a test's own receiver keeps the
+/// cooperative threads it needs meanwhile.
 final class BackgroundProcess {
-    private let process = Process()
-    private let exited = DispatchSemaphore(value: 0)
+    let pid: pid_t
+    private var status: Int32?
     /// Where the tool's stderr goes, for failure messages.
     let errorLog: String
 
-    /// Starts `arguments[0]` with the rest as arguments; stdout is discarded, stderr kept in `errorLog`.
+    /// Starts `arguments[0]` (found on the PATH) with the rest as arguments; stdout is
+    /// discarded, stderr kept in `errorLog`.
     init(_ arguments: [String], errorLog: String) throws {
         self.errorLog = errorLog
-        _ = FileManager.default.createFile(atPath: errorLog, contents: nil)
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorLog))
-        let exited = self.exited
-        process.terminationHandler = { _ in exited.signal() }
-        try process.run()
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, errorLog, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        var interrupt = sigset_t()
+        sigemptyset(&interrupt)
+        sigaddset(&interrupt, SIGINT)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &interrupt)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var child: pid_t = 0
+        let result = posix_spawnp(&child, arguments[0], &actions, &attributes, &argv, environ)
+        guard result == 0 else { throw TestFailure("cannot start \(arguments[0]): error \(result)") }
+        pid = child
     }
 
     deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            _ = exited.wait(timeout: .now() + 5)
+        if status == nil {
+            kill(pid, SIGKILL)
+            var raw: Int32 = 0
+            waitpid(pid, &raw, 0)
         }
     }
 
-    /// The process id.
-    var pid: Int32 { process.processIdentifier }
-
     /// Waits up to `timeout` seconds for the process to exit by itself; its exit status, or nil if it is still running.
-    func waitForExit(timeout: Double) -> Int32? {
-        guard exited.wait(timeout: .now() + timeout) == .success else { return nil }
-        exited.signal()   // later waits see it too
-        return process.terminationStatus
+    func exitStatus(within timeout: Double) async -> Int32? {
+        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+        while status == nil {
+            var raw: Int32 = 0
+            if waitpid(pid, &raw, WNOHANG) == pid {
+                // Exit code when it exited, 128 + signal when a signal ended it.
+                status = raw & 0x7F == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
+                break
+            }
+            guard ContinuousClock.now < deadline else { return nil }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return status
     }
 
     /// Sends SIGINT (gst-launch -e turns it into EOS, ffmpeg finishes its file) and waits up
     /// to `timeout` seconds for the exit; the exit status, or nil when it did not exit in time.
-    func interrupt(timeout: Double) -> Int32? {
-        if process.isRunning { kill(process.processIdentifier, SIGINT) }
-        return waitForExit(timeout: timeout)
+    func interrupt(within timeout: Double) async -> Int32? {
+        if status == nil { kill(pid, SIGINT) }
+        return await exitStatus(within: timeout)
     }
 
     /// What the tool wrote to stderr.
     var errors: String { (try? String(contentsOfFile: errorLog, encoding: .utf8)) ?? "" }
 }
 
-/// The lines of /proc/net/udp and /proc/net/udp6 for local `port`: (rx_queue bytes) per socket.
+/// The rx_queue (bytes waiting) of every socket bound to local UDP `port`, from
+/// /proc/net/udp and /proc/net/udp6.
 private func udpSockets(port: Int) -> [Int] {
     let hexPort = ":" + String(format: "%04X", port)
     var queues: [Int] = []
@@ -137,22 +166,23 @@ private func udpSockets(port: Int) -> [Int] {
 }
 
 /// Waits (polling every 10 ms, at most `timeout` seconds) until a socket is bound to UDP
-/// `port` — a peer we started is ready to receive. Throws when none appears in time.
-func waitForUDPPort(_ port: Int, timeout: Double = 10) throws {
-    let deadline = Date().addingTimeInterval(timeout)
+/// `port`: a peer we started is ready to receive. Throws when none appears in time.
+func waitForUDPPort(_ port: Int, timeout: Double = 10) async throws {
+    let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
     while udpSockets(port: port).isEmpty {
-        guard Date() < deadline else { throw TestFailure("nothing bound UDP port \(port) within \(timeout) s") }
-        usleep(10_000)
+        guard ContinuousClock.now < deadline else { throw TestFailure("nothing bound UDP port \(port) within \(timeout) s") }
+        try await Task.sleep(for: .milliseconds(10))
     }
 }
 
 /// Waits (polling every 10 ms, at most `timeout` seconds) until the sockets on UDP `port`
-/// have read every datagram queued to them, so a peer has taken in all we sent.
-func waitForUDPQueueDrained(_ port: Int, timeout: Double = 10) {
-    let deadline = Date().addingTimeInterval(timeout)
-    while udpSockets(port: port).contains(where: { $0 > 0 }) && Date() < deadline { usleep(10_000) }
+/// have read every datagram queued to them: the peer has taken in all we sent.
+func waitForUDPQueueDrained(_ port: Int, timeout: Double = 10) async {
+    let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+    while udpSockets(port: port).contains(where: { $0 > 0 }) && ContinuousClock.now < deadline {
+        try? await Task.sleep(for: .milliseconds(10))
+    }
 }
-
 /// A free UDP port on 127.0.0.1, found by binding port 0 and releasing it; `evenPair` asks
 /// for an even port whose next port is free too (RTP and RTCP, as FFmpeg's SDP input wants).
 func freeUDPPort(evenPair: Bool = false) throws -> Int {
