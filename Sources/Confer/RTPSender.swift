@@ -59,7 +59,10 @@ public enum RTPSender {
             let mapping = NTPClockMapping(unixTimeAtZero: unixTimeNow() - (start - .zero))
             var nextReport = start
             while try source.next(into: &frame) {
-                if let limit = options.maxDuration, frame.timestamp.seconds >= limit - 1e-6 { break }
+                // A frame that starts within half a frame of the limit would end past it.
+                if let limit = options.maxDuration, (frame.timestamp + TimeDelta(microseconds: source.frameInterval.microseconds / 2)).seconds > limit {
+                    break
+                }
                 let due = start + (frame.timestamp - .zero)
                 if options.isPaced { try await clock.sleep(until: due) }
                 let count = try packetizer.packetize(frame, captureTime: options.isPaced ? due : clock.now)

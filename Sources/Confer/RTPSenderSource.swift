@@ -33,6 +33,10 @@ final class RTPSenderSource {
     private var passStart = TimeDelta.zero
     /// Frames produced in the current pass.
     private var passFrames = 0
+    /// Frames produced in the passes before the current one.
+    private var framesBefore = 0
+    /// Frames per second of video (for audio, Opus packets per second).
+    private let frameRate: Double
     private var end = Timestamp.zero
     private var pictureID: UInt16 = 0
     private var pcm: AudioFrame
@@ -54,6 +58,7 @@ final class RTPSenderSource {
                                                 frameDurationMs: 20)
             self.reader = .audio(reader, OpusEncoderBox(try OpusEncoder(settings: settings)))
             frameInterval = .milliseconds(20)
+            frameRate = 50
             isPassThrough = false
             pcm = AudioFrame(silenceOf: settings.samplesPerFrame, channels: reader.channels)
             chunk = pcm
@@ -81,7 +86,8 @@ final class RTPSenderSource {
                 isPassThrough = false
             }
             let rate = info.frameRate ?? 30
-            frameInterval = .seconds(1 / (rate > 0 ? rate : 30))
+            frameRate = rate > 0 ? rate : 30
+            frameInterval = .seconds(1 / frameRate)
         }
     }
 
@@ -98,7 +104,8 @@ final class RTPSenderSource {
         case .encode(let video, let encoder):
             while let picture = try video.next() {
                 var picture = picture
-                picture.timestamp = .zero + passStart + frameInterval * Int64(passFrames)
+                // From the frame count over the whole stream, so loops accumulate no rounding.
+                picture.timestamp = .seconds(Double(framesBefore + passFrames) / frameRate)
                 passFrames += 1
                 if try encoder.encode(picture, into: &frame) { return finish(&frame) }
             }
@@ -154,6 +161,7 @@ final class RTPSenderSource {
     /// Starts the next pass over the file, continuing the timeline where the last pass ended.
     private func reopen() throws {
         passStart = end - .zero
+        framesBefore += passFrames
         passFrames = 0
         samplesThisPass = 0
         switch reader {
