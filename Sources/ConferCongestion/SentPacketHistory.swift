@@ -32,6 +32,10 @@ public struct SentPacketHistory: Sendable {
     private var slots: [Slot]
     private let mask: Int
     private var unwrapper = SequenceUnwrapper()
+    private var lastRaw: UInt16 = 0
+    private var lastUnwrapped: Int64?
+    /// Consecutive numbers recorded since `unwrapper` last saw one (see `unwrap`).
+    private var unsyncedSteps = 0
     private var lastReferenceTicks: Int32?
     private var mappedReference = Timestamp.zero
 
@@ -53,14 +57,14 @@ public struct SentPacketHistory: Sendable {
     public var capacity: Int { slots.count }
 
     /// The highest sequence number recorded, unwrapped, or nil before the first packet.
-    public var lastSequenceNumber: Int64? { unwrapper.lastUnwrappedValue }
+    public var lastSequenceNumber: Int64? { lastUnwrapped }
 
     /// Records a packet of `size` bytes carrying transport-wide `sequenceNumber`, sent at
     /// `sendTime` (as part of probe cluster `probeClusterID`, if any), and returns its
     /// unwrapped sequence number.
     @discardableResult
     public mutating func record(sequenceNumber: UInt16, size: Int, sendTime: Timestamp, probeClusterID: Int? = nil) -> Int64 {
-        let sequence = unwrapper.unwrap(sequenceNumber)
+        let sequence = unwrap(sequenceNumber)
         slots[Int(truncatingIfNeeded: sequence) & mask] = Slot(
             sequenceNumber: sequence, sendTime: sendTime.microseconds, size: Int32(clamping: max(size, 0)),
             probeCluster: probeClusterID.map { Int32(clamping: $0) } ?? -1, state: .pending)
@@ -77,7 +81,8 @@ public struct SentPacketHistory: Sendable {
     ) -> TransportFeedbackCounts {
         var counts = TransportFeedbackCounts()
         var time = mapReference(feedback.referenceTime, at: now)
-        guard let newest = unwrapper.lastUnwrappedValue else {
+        syncUnwrapper()
+        guard let newest = lastUnwrapped else {
             counts.unknown = feedback.packetStatusCount
             return counts
         }
@@ -112,6 +117,32 @@ public struct SentPacketHistory: Sendable {
             }
         }
         return counts
+    }
+
+    /// `sequenceNumber` unwrapped. ConferRTP's `SequenceUnwrapper` is generic and not
+    /// inlinable, so each call crosses the module unspecialized (~40 ns); a sender's
+    /// numbers are almost always consecutive, and for those the answer is simply one more.
+    /// The unwrapper is told about the latest number before it is asked anything else,
+    /// and at least every 16384 packets, so its reference never falls half a cycle behind.
+    private mutating func unwrap(_ sequenceNumber: UInt16) -> Int64 {
+        if let last = lastUnwrapped, sequenceNumber == lastRaw &+ 1, unsyncedSteps < 16_384 {
+            unsyncedSteps += 1
+            lastRaw = sequenceNumber
+            lastUnwrapped = last + 1
+            return last + 1
+        }
+        syncUnwrapper()
+        let sequence = unwrapper.unwrap(sequenceNumber)
+        lastRaw = sequenceNumber
+        lastUnwrapped = sequence
+        return sequence
+    }
+
+    /// Brings the unwrapper's reference up to the last recorded number.
+    private mutating func syncUnwrapper() {
+        guard unsyncedSteps > 0 else { return }
+        _ = unwrapper.unwrap(lastRaw)
+        unsyncedSteps = 0
     }
 
     /// The feedback's reference time on the continuous receive timeline.

@@ -75,6 +75,29 @@ import Testing
         #expect(results.map(\.sequenceNumber) == [24, 25])
     }
 
+    @Test func recordingUnwrapsExactlyAsTheSequenceUnwrapperDoes() throws {
+        var history = SentPacketHistory()
+        var reference = SequenceUnwrapper()
+        var number: UInt16 = 65_000
+        // Long consecutive runs (several wraps), then jumps forward, back and by half a cycle.
+        var steps = [UInt16](repeating: 1, count: 140_000)
+        steps += [100, 1, 1, 30_000, 1, 65_531, 1, 1, 32_768, 1, 40_000, 1]
+        for step in steps {
+            number &+= step
+            #expect(history.record(sequenceNumber: number, size: 1200, sendTime: .zero) == reference.unwrap(number))
+        }
+        #expect(history.lastSequenceNumber == reference.lastUnwrappedValue)
+        // Feedback after a long consecutive run still finds its packets.
+        for _ in 0 ..< 20_000 {
+            number &+= 1
+            history.record(sequenceNumber: number, size: 1200, sendTime: .zero)
+        }
+        var results: [PacketFeedback] = []
+        let counts = history.resolve(try Self.feedback([number &- 1, number], lost: []), at: .seconds(1), into: &results)
+        #expect(counts.received == 2)
+        #expect(results.last?.sequenceNumber == history.lastSequenceNumber)
+    }
+
     @Test func referenceTimesFollowTheTwentyFourBitWrap() {
         var history = SentPacketHistory()
         history.record(sequenceNumber: 7, size: 500, sendTime: .milliseconds(10))
