@@ -142,7 +142,8 @@ public struct AIMDRateController: Sendable {
         let averagePacketBits = frameBits / packetsPerFrame
         // The detector needs roughly 100 ms on top of the RTT to react; doubled as
         // libwebrtc does with its adaptive threshold.
-        let responseTime = 2 * (Double(roundTripTime.microseconds) / 1_000_000 + 0.1)
+        let rtt = max(Double(roundTripTime.microseconds) / 1_000_000, 0)
+        let responseTime = 2 * (rtt + 0.1)
         return .bitsPerSecond(Int64(max(4000, averagePacketBits / responseTime)))
     }
 

@@ -4,7 +4,8 @@ public import ConferMedia
 ///
 /// Units are types (as in libwebrtc's `DataRate`), so a rate never mixes with a byte count
 /// or a kilobit figure by accident. Rates are whole bits per second; products round to
-/// the nearest bit.
+/// the nearest bit and saturate instead of trapping, since rates can come from the wire
+/// (REMB).
 public struct DataRate: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
     /// The rate in bits per second.
     public var bitsPerSecond: Int64
@@ -18,10 +19,10 @@ public struct DataRate: Hashable, Comparable, Sendable, Codable, CustomStringCon
     public static func bitsPerSecond(_ bps: Int64) -> DataRate { DataRate(bitsPerSecond: bps) }
     /// A rate of `kbps` kilobits (1000 bits) per second, rounded to the bit.
     @inlinable
-    public static func kilobitsPerSecond(_ kbps: Double) -> DataRate { DataRate(bitsPerSecond: Int64((kbps * 1000).rounded())) }
+    public static func kilobitsPerSecond(_ kbps: Double) -> DataRate { DataRate(bitsPerSecond: saturating(kbps * 1000)) }
     /// A rate of `mbps` megabits per second, rounded to the bit.
     @inlinable
-    public static func megabitsPerSecond(_ mbps: Double) -> DataRate { DataRate(bitsPerSecond: Int64((mbps * 1_000_000).rounded())) }
+    public static func megabitsPerSecond(_ mbps: Double) -> DataRate { DataRate(bitsPerSecond: saturating(mbps * 1_000_000)) }
     /// No rate at all.
     public static let zero = DataRate(bitsPerSecond: 0)
 
@@ -29,7 +30,7 @@ public struct DataRate: Hashable, Comparable, Sendable, Codable, CustomStringCon
     @inlinable
     public init?(bytes: Int, over duration: TimeDelta) {
         guard duration.microseconds > 0 else { return nil }
-        self.init(bitsPerSecond: Int64((Double(bytes) * 8_000_000 / Double(duration.microseconds)).rounded()))
+        self.init(bitsPerSecond: Self.saturating(Double(bytes) * 8_000_000 / Double(duration.microseconds)))
     }
 
     /// The rate in kilobits per second.
@@ -44,7 +45,7 @@ public struct DataRate: Hashable, Comparable, Sendable, Codable, CustomStringCon
     @inlinable
     public func duration(ofBytes bytes: Int) -> TimeDelta? {
         guard bitsPerSecond > 0 else { return nil }
-        return TimeDelta(microseconds: (Int64(bytes) * 8_000_000 + bitsPerSecond / 2) / bitsPerSecond)
+        return TimeDelta(microseconds: Self.saturating(Double(bytes) * 8_000_000 / Double(bitsPerSecond)))
     }
 
     @inlinable
@@ -56,11 +57,21 @@ public struct DataRate: Hashable, Comparable, Sendable, Codable, CustomStringCon
     /// The rate scaled by `factor`, rounded to the nearest bit per second.
     @inlinable
     public static func * (a: DataRate, factor: Double) -> DataRate {
-        DataRate(bitsPerSecond: Int64((Double(a.bitsPerSecond) * factor).rounded()))
+        DataRate(bitsPerSecond: saturating(Double(a.bitsPerSecond) * factor))
     }
     /// The rate scaled by `factor`, rounded to the nearest bit per second.
     @inlinable
     public static func * (factor: Double, a: DataRate) -> DataRate { a * factor }
+
+    /// `value` rounded to the nearest integer, clamped to Int64's range (NaN is zero).
+    @usableFromInline
+    static func saturating(_ value: Double) -> Int64 {
+        guard value.isFinite else { return value.isNaN ? 0 : (value > 0 ? .max : .min) }
+        // 2^63 is the first double past Int64.max.
+        if value >= 0x1p63 { return .max }
+        if value < -0x1p63 { return .min }
+        return Int64(value.rounded())
+    }
 
     public var description: String { "\(Double(bitsPerSecond / 100) / 10) kbps" }
 }

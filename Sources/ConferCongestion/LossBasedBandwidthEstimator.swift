@@ -82,7 +82,9 @@ public struct LossBasedBandwidthEstimator: Sendable {
     /// fraction-lost field carries it.
     public mutating func onFractionLost(_ fraction: Double, at now: Timestamp) {
         if firstReport == nil { firstReport = now }
-        lastFractionLoss = Int(min(max(fraction, 0), 1) * 256).clamped(to: 0 ... 255)
+        // NaN (a confused caller) counts as no loss rather than trapping.
+        let clamped = fraction.isNaN ? 0 : min(max(fraction, 0), 1)
+        lastFractionLoss = Int(clamped * 256).clamped(to: 0 ... 255)
         noteReport(at: now)
     }
 

@@ -24,7 +24,12 @@ public import ConferRTP
 /// results keep up; see ``nextProbe(at:)``): the delay-based estimate jumps to what the
 /// path delivered, so a call reaches the link rate in a second or two rather than
 /// climbing at 8 %/s. Without transport-cc (REMB and receiver reports only) the target is
-/// min(loss-based, REMB), the classic receive-side GCC split.
+/// min(loss-based, REMB), the classic receive-side GCC split; ``RemoteBitrateEstimator``
+/// is that receive side.
+///
+/// Left out from libwebrtc: the pacer (the caller spreads packets; send at the target,
+/// probes at their cluster rate), application-limited-region detection, the congestion
+/// window, RTT-based back-off and the feedback-timeout decay, and the newer loss-based v2.
 ///
 /// All time is injected: every input carries the time it happened; nothing reads a clock
 /// or does I/O. In steady state no input allocates.
@@ -64,6 +69,7 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// the same packets.
     static let transportFeedbackLifetime = TimeDelta.seconds(2)
     static let feedbackRTTWindow = 32
+    static let maximumRTT = TimeDelta.seconds(60)
 
     /// The configuration in use.
     public let configuration: Configuration
@@ -189,7 +195,9 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// flowing, since that already counts the same packets one by one.
     public mutating func onReceiverReport(fractionLost: Double, rtt: TimeDelta?, at now: Timestamp) {
         lastInput = now
-        if let rtt, rtt > .zero {
+        if var rtt, rtt > .zero {
+            // A report can say anything; nothing real takes a minute to go round.
+            rtt = min(rtt, Self.maximumRTT)
             reportRTT = (rtt, now)
             delayBased.roundTripTime = rtt
             lossBased.roundTripTime = rtt
@@ -293,7 +301,8 @@ public struct SendSideBandwidthEstimator: Sendable {
 
         if let reportRTT, now - reportRTT.time < Self.reportRTTLifetime { return }
         reportRTT = nil
-        delayBased.roundTripTime = TimeDelta(microseconds: feedbackRTTSum / Int64(feedbackRTTCount))
+        // Clocks that run backwards (a caller's bug) must not yield a negative RTT.
+        delayBased.roundTripTime = TimeDelta(microseconds: max(feedbackRTTSum / Int64(feedbackRTTCount), 0))
         lossBased.roundTripTime = propagationRTT ?? .zero
     }
 }

@@ -6,7 +6,9 @@ import ConferRTP
 /// network simulator): a sender that streams 1200-byte packets at the estimator's target
 /// (plus any probe bursts it asks for) through a FIFO drop-tail queue served at a
 /// capacity C, a fixed one-way delay each way, optional random loss, and a receiver that
-/// sends transport-cc feedback every 100 ms. Everything runs in virtual time.
+/// sends transport-cc feedback every 100 ms — or, in REMB mode, runs a
+/// ``RemoteBitrateEstimator`` on abs-send-time and sends REMB when it says so (checked
+/// every 100 ms). Everything runs in virtual time.
 struct BottleneckLink {
     struct Settings {
         /// Capacity as a function of time (a step schedule: the last entry at or before t).
@@ -21,6 +23,8 @@ struct BottleneckLink {
         /// Added to every arrival time the receiver reports (its clock is not ours).
         var receiverClockOffset = TimeDelta.seconds(1000)
         var seed: UInt64 = 1
+        /// Receive-side estimation with REMB instead of transport-cc.
+        var remb = false
 
         init(capacity: DataRate) { self.capacity = [(.zero, capacity)] }
         init(capacity: [(from: Timestamp, rate: DataRate)]) { self.capacity = capacity }
@@ -48,12 +52,19 @@ struct BottleneckLink {
     private var linkFreeAt = Timestamp.zero
     private var queue: [(departure: Timestamp, size: Int)] = []
     private var queuedBytes = 0
-    private var inFlight: [(arrival: Timestamp, sequence: Int64)] = []
+    private var inFlight: [(arrival: Timestamp, sequence: Int64, sendTime: Timestamp)] = []
+    private(set) var remote = RemoteBitrateEstimator()
+    /// REMB values the receiver sent, with their send times.
+    private(set) var rembs: [(time: Timestamp, rate: DataRate)] = []
     private var received: [Int64: Timestamp] = [:]
     private var nextExpected: Int64
     private var highestReceived: Int64 = -1
     private var nextFeedback: Timestamp
-    private var deliveries: [(time: Timestamp, message: RTCPTransportFeedback)] = []
+    private enum Message {
+        case transportFeedback(RTCPTransportFeedback)
+        case remb(DataRate)
+    }
+    private var deliveries: [(time: Timestamp, message: Message)] = []
     private var feedbackCount: UInt8 = 0
 
     init(settings: Settings, estimator: SendSideBandwidthEstimator) {
@@ -92,8 +103,10 @@ struct BottleneckLink {
                 generateFeedback()
                 nextFeedback = now + settings.feedbackInterval
             default:
-                let delivery = deliveries.removeFirst()
-                estimator.onTransportFeedback(delivery.message, at: now)
+                switch deliveries.removeFirst().message {
+                case .transportFeedback(let message): estimator.onTransportFeedback(message, at: now)
+                case .remb(let rate): estimator.onREMB(bitrate: rate, at: now)
+                }
                 targets.append((now, estimator.targetBitrate))
                 pollProbe()
             }
@@ -134,15 +147,24 @@ struct BottleneckLink {
         linkFreeAt = departure
         queue.append((departure, size))
         queuedBytes += size
-        inFlight.append((departure + settings.oneWayDelay, sequence))
+        inFlight.append((departure + settings.oneWayDelay, sequence, now))
         sent.append(SentPacket(sendTime: now, dropped: false, queueDelay: departure - now))
     }
 
     private mutating func generateFeedback() {
         while let head = inFlight.first, head.arrival <= now {
             inFlight.removeFirst()
+            if settings.remb {
+                remote.onPacketReceived(sendTime: RTPAbsoluteSendTime(head.sendTime), size: settings.packetSize,
+                                        at: head.arrival + settings.receiverClockOffset)
+                continue
+            }
             received[head.sequence] = head.arrival + settings.receiverClockOffset
             highestReceived = max(highestReceived, head.sequence)
+        }
+        if settings.remb, let rate = remote.rembToSend(at: now + settings.receiverClockOffset) {
+            rembs.append((now, rate))
+            deliveries.append((now + settings.oneWayDelay, .remb(rate)))
         }
         guard highestReceived >= nextExpected else { return }
         var results: [RTCPTransportFeedback.PacketResult] = []
@@ -152,7 +174,7 @@ struct BottleneckLink {
         nextExpected = highestReceived + 1
         let message = try! RTCPTransportFeedback(senderSSRC: 1, mediaSSRC: 2, feedbackPacketCount: feedbackCount, packets: results)
         feedbackCount &+= 1
-        deliveries.append((now + settings.oneWayDelay, message))
+        deliveries.append((now + settings.oneWayDelay, .transportFeedback(message)))
     }
 
     // MARK: Measurements

@@ -1,7 +1,6 @@
-@testable import ConferCongestion
+import ConferCongestion
 import ConferMedia
 import ConferRTP
-import Foundation
 import Testing
 
 @Suite struct ProbeTests {
@@ -48,41 +47,5 @@ import Testing
         #expect(probe > .kilobitsPerSecond(940) && probe < .kilobitsPerSecond(960))
         #expect(estimator.targetBitrate == probe)
         #expect(snapshot.delayBasedBitrate == probe)
-    }
-}
-
-@Suite struct EstimatorTests {
-    @Test func steadyStateReusesEveryBuffer() {
-        var link = BottleneckLink(settings: .init(capacity: .megabitsPerSecond(2)), estimator: SendSideBandwidthEstimator(
-            configuration: .init(startBitrate: .kilobitsPerSecond(300))))
-        link.run(until: .seconds(5))
-        let before = link.estimator.storageFingerprint
-        link.run(until: .seconds(15))
-        #expect(link.estimator.storageFingerprint == before)
-        #expect(link.estimator.snapshot.feedbackMessages > 140)
-    }
-
-    @Test func theSnapshotRoundTripsThroughCodable() throws {
-        var link = BottleneckLink(settings: .init(capacity: .megabitsPerSecond(1)), estimator: SendSideBandwidthEstimator(
-            configuration: .init(startBitrate: .kilobitsPerSecond(300))))
-        link.run(until: .seconds(3))
-        let snapshot = link.estimator.snapshot
-        let json = try JSONEncoder().encode(snapshot)
-        let decoded = try JSONDecoder().decode(BandwidthEstimatorSnapshot.self, from: json)
-        #expect(String(decoding: json, as: UTF8.self).contains("\"limitedBy\""))
-        #expect(decoded == snapshot)
-        #expect(snapshot.time != nil && snapshot.targetBitrate == link.estimator.targetBitrate)
-    }
-
-    @Test func ratesConvertAndPrint() {
-        let rate = DataRate.kilobitsPerSecond(1500)
-        #expect(rate.bitsPerSecond == 1_500_000)
-        #expect(rate.duration(ofBytes: 1500) == .milliseconds(8))
-        #expect(rate.bytes(in: .milliseconds(8)) == 1500)
-        #expect(DataRate(bytes: 1500, over: .milliseconds(8)) == rate)
-        #expect(DataRate(bytes: 1500, over: .zero) == nil)
-        #expect(rate * 0.5 == .kilobitsPerSecond(750))
-        #expect(rate.description == "1500.0 kbps")
-        #expect(DataRate.zero.duration(ofBytes: 1) == nil)
     }
 }

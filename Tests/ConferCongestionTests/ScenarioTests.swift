@@ -1,5 +1,6 @@
 import ConferCongestion
 import ConferMedia
+import ConferRTP
 import Testing
 
 /// End-to-end behaviour against the bottleneck model: 1200-byte packets at the target
@@ -102,5 +103,58 @@ import Testing
         #expect(shifted.targets(from: 0, to: 10) == plain.targets(from: 0, to: 10))
         #expect(shifted.estimator.snapshot.unknownFeedback == 0)
         #expect(shifted.estimator.snapshot.packetsAcknowledged > 800)
+    }
+}
+
+/// Receive-side estimation: the receiver runs GCC on abs-send-time and caps the sender
+/// with REMB; the sender has no transport-cc.
+@Suite struct RemoteEstimationTests {
+    @Test func rembFromTheReceiverSettlesBelowTheLink() {
+        let capacity = DataRate.megabitsPerSecond(1)
+        var settings = BottleneckLink.Settings(capacity: capacity)
+        settings.remb = true
+        settings.receiverClockOffset = .seconds(-7)  // the receiver's epoch is its own
+        var link = BottleneckLink(settings: settings, estimator: SendSideBandwidthEstimator(
+            configuration: .init(startBitrate: .kilobitsPerSecond(300), probing: false)))
+        link.run(until: .seconds(40))
+
+        // No estimate for the first five seconds (it starts from what arrives), then ~8 %/s.
+        #expect(link.rembs.first.map { $0.time >= .seconds(5) && $0.rate < .kilobitsPerSecond(330) } == true)
+        #expect(link.rembs.count > 100)
+        let settled = link.rembs.filter { $0.time >= .seconds(25) }.map(\.rate)
+        #expect(settled.min()! >= capacity * 0.75)
+        #expect(settled.max()! <= capacity * 1.08)
+        #expect(link.targets(from: 25, to: 40).allSatisfy { $0 <= capacity * 1.08 })
+        #expect(link.dropFraction(from: 25, to: 40) < 0.01)
+        #expect(link.queueDelays(from: 25, to: 40).max()! < 150)
+        #expect(link.estimator.snapshot.limitedBy == .receiverEstimate)
+        #expect(link.estimator.snapshot.delayBasedBitrate == nil)
+    }
+
+    @Test func aDropIsReportedAtOnceAndOtherwiseEvery200Milliseconds() {
+        var remote = RemoteBitrateEstimator()
+        var time = Timestamp.seconds(1)
+        var send = Timestamp.zero
+        // 1 Mbit/s steady for 7.7 s: the first estimate is the received rate.
+        for _ in 0 ..< 800 {
+            remote.onPacketReceived(sendTime: RTPAbsoluteSendTime(send), size: 1200, at: time)
+            time += TimeDelta(microseconds: 9600)
+            send += TimeDelta(microseconds: 9600)
+        }
+        let first = remote.rembToSend(at: time)
+        // It started at t = 7 s (a full 1 s rate window, then five seconds) from what
+        // arrived, 1 Mbit/s, and has climbed at 8 %/s for 1.7 s since: 1.08^1.7 ≈ 1.14.
+        #expect(first.map { $0 > .kilobitsPerSecond(1100) && $0 < .kilobitsPerSecond(1170) } == true)
+        #expect(remote.rembToSend(at: time + .milliseconds(100)) == nil)
+        #expect(remote.rembToSend(at: time + .milliseconds(200)) != nil)
+        // Now the path queues: the same packets arrive 15 ms apart; overuse cuts the estimate.
+        var cut: DataRate?
+        for _ in 0 ..< 100 {
+            remote.onPacketReceived(sendTime: RTPAbsoluteSendTime(send), size: 1200, at: time)
+            time += .milliseconds(15)
+            send += TimeDelta(microseconds: 9600)
+            if remote.usage == .overusing, cut == nil { cut = remote.rembToSend(at: time) }
+        }
+        #expect(cut.map { $0 < first! * 0.97 } == true)
     }
 }
