@@ -4,6 +4,7 @@
 # Confer time / FFmpeg time (hyperfine, 3 runs each after 1 warm-up, medians).
 #
 #   Benchmarks/peers/transcode.sh            # 720p 10 s testsrc2 + a noisy 720p clip
+#   THREADS=1 Benchmarks/peers/transcode.sh  # only the one-thread VP8 rows
 # Needs: ffmpeg, hyperfine, python3 (Scripts/install-deps installs them).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -33,7 +34,7 @@ PY
 echo "| work | FFmpeg | confer | confer / FFmpeg time |"
 echo "|---|---|---|---|"
 for input in in720 noise720; do
-  for threads in 1 2; do
+  for threads in ${THREADS:-1 2}; do
     run "vp8-$input-t$threads" \
       "ffmpeg -v error -y -i $work/$input.y4m -c:v libvpx $vpx_common -threads $threads $work/ff.ivf" \
       "$confer transcode $work/$input.y4m -o $work/cf.ivf --codec vp8 --bitrate 1500 --speed 8 --threads $threads --keyframe-interval 300 -q"
