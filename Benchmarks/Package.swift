@@ -10,6 +10,8 @@ let suite: [Target.Dependency] = [
     .product(name: "ConferCodecs", package: "Confer"),
     .product(name: "ConferRTP", package: "Confer"),
     .product(name: "ConferSRTP", package: "Confer"),
+    .product(name: "ConferMixer", package: "Confer"),
+    .product(name: "ConferRender", package: "Confer"),
 ]
 
 let package = Package(
@@ -20,7 +22,7 @@ let package = Package(
         // 1.38.1 resolves here only with the MallocInterposer trait (see ../shared/STYLE.md).
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
     ],
-    targets: ["CodecBenchmarks", "MediaBenchmarks", "RTPBenchmarks", "SRTPBenchmarks"].map { name in
+    targets: ["CodecBenchmarks", "MediaBenchmarks", "MixerBenchmarks", "RenderBenchmarks", "RTPBenchmarks", "SRTPBenchmarks"].map { name in
         .executableTarget(
             name: name,
             // The SRTP suite also calls libsrtp directly, to compare Confer's wrapper with it.

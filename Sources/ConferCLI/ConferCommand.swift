@@ -11,6 +11,6 @@ struct ConferCommand: AsyncParsableCommand {
         Every command prints a human summary; add --json for machine-readable output.
         """,
         subcommands: [DemoCommand.self, TranscodeCommand.self, GenerateCommand.self, CompareCommand.self, ProbeCommand.self,
-                      SendCommand.self, ReceiveCommand.self]
+                      NetsimCommand.self, SendCommand.self, ReceiveCommand.self]
     )
 }

@@ -1,1 +1,2 @@
-// ConferCongestion: sender-side bandwidth estimation from transport-cc / REMB feedback.
+// ConferCongestion: sender-side bandwidth estimation (Google Congestion Control) from
+// transport-cc, REMB and receiver-report feedback. See SendSideBandwidthEstimator.

@@ -1,0 +1,127 @@
+import ConferCongestion
+import ConferMedia
+import Testing
+
+@Suite struct LossTests {
+    // MARK: The classic rule, with exact loss reports
+
+    /// An estimator past its start phase, at 1 Mbit/s, with reports of 100 packets.
+    static func settled() -> (LossBasedBandwidthEstimator, Timestamp) {
+        var estimator = LossBasedBandwidthEstimator(startBitrate: .megabitsPerSecond(1))
+        // 5 % reports hold it at 1 Mbit/s through the start phase.
+        estimator.onPacketsLost(5, of: 100, at: .zero)
+        estimator.onPacketsLost(5, of: 100, at: .seconds(2.5))
+        #expect(estimator.bitrate == .megabitsPerSecond(1))
+        return (estimator, .seconds(2.5))
+    }
+
+    @Test func lowLossRaisesEightPercentOverTheLastSecondsMinimum() {
+        var (estimator, time) = Self.settled()
+        time += .seconds(1)
+        estimator.onPacketsLost(1, of: 100, at: time)
+        #expect(estimator.bitrate == .bitsPerSecond(1_081_000))
+        // A second report in the same second does not compound: the base is still the
+        // minimum of the last second.
+        estimator.onPacketsLost(0, of: 100, at: time + .milliseconds(100))
+        #expect(estimator.bitrate == .bitsPerSecond(1_081_000))
+        estimator.onPacketsLost(0, of: 100, at: time + .milliseconds(1100))
+        #expect(estimator.bitrate == .bitsPerSecond(1_168_480))
+    }
+
+    @Test func moderateLossHolds() {
+        var (estimator, time) = Self.settled()
+        for _ in 0 ..< 10 {
+            time += .seconds(1)
+            estimator.onPacketsLost(5, of: 100, at: time)
+            #expect(estimator.bitrate == .megabitsPerSecond(1))
+        }
+        #expect(estimator.lossFraction == 12.0 / 256)
+    }
+
+    @Test func heavyLossCutsByHalfTheLossOncePerReport() {
+        var (estimator, time) = Self.settled()
+        time += .seconds(1)
+        estimator.onPacketsLost(20, of: 100, at: time)  // 51/256 after Q8 rounding
+        #expect(estimator.bitrate == .bitsPerSecond(900_391))
+        // Re-evaluating without a new report does not cut again.
+        estimator.update(at: time + .seconds(0.5))
+        #expect(estimator.bitrate == .bitsPerSecond(900_391))
+        // Nor does a new report within 300 ms + RTT of the last cut.
+        estimator.roundTripTime = .milliseconds(200)
+        estimator.onPacketsLost(20, of: 100, at: time + .milliseconds(400))
+        #expect(estimator.bitrate == .bitsPerSecond(900_391))
+        estimator.onPacketsLost(20, of: 100, at: time + .milliseconds(600))
+        #expect(estimator.bitrate == .bitsPerSecond(810_704))
+    }
+
+    @Test func smallReportsArePooledUntilTwentyPackets() {
+        var (estimator, time) = Self.settled()
+        time += .seconds(1)
+        estimator.onPacketsLost(5, of: 10, at: time)
+        #expect(estimator.lossFraction == 12.0 / 256)  // unchanged: not enough packets
+        estimator.onPacketsLost(0, of: 10, at: time + .milliseconds(100))
+        #expect(estimator.lossFraction == 64.0 / 256)
+        #expect(estimator.bitrate < .megabitsPerSecond(1))
+    }
+
+    @Test func receiverReportFractionsDriveItWithoutTransportFeedback() {
+        var estimator = SendSideBandwidthEstimator(configuration: .init(startBitrate: .megabitsPerSecond(1), probing: false))
+        estimator.onReceiverReport(fractionLost: 0, rtt: .milliseconds(80), at: .zero)
+        var time = Timestamp.seconds(3)
+        estimator.onReceiverReport(fractionLost: 0.05, rtt: .milliseconds(80), at: time)
+        let held = estimator.targetBitrate
+        for _ in 0 ..< 5 {
+            time += .seconds(1)
+            estimator.onReceiverReport(fractionLost: 0.05, rtt: .milliseconds(80), at: time)
+        }
+        #expect(estimator.targetBitrate == held)
+        for _ in 0 ..< 5 {
+            time += .seconds(1)
+            estimator.onReceiverReport(fractionLost: 0.25, rtt: .milliseconds(80), at: time)
+        }
+        // Five cuts of (1 − 0.125).
+        #expect(estimator.targetBitrate < held * 0.55 && estimator.targetBitrate > held * 0.5)
+        #expect(estimator.snapshot.roundTripTime == .milliseconds(80))
+        #expect(estimator.snapshot.limitedBy == .lossBased)
+        #expect(estimator.snapshot.lossFraction == 64.0 / 256)
+    }
+
+    // MARK: Random loss on a path without a bottleneck
+
+    static func lossyRun(loss: Double, seed: UInt64, seconds: Double = 20) -> BottleneckLink {
+        var settings = BottleneckLink.Settings(capacity: .megabitsPerSecond(100))
+        settings.randomLoss = loss
+        settings.seed = seed
+        var link = BottleneckLink(settings: settings, estimator: SendSideBandwidthEstimator(
+            configuration: .init(startBitrate: .megabitsPerSecond(2), probing: false)))
+        link.run(until: .seconds(seconds))
+        return link
+    }
+
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func fivePercentRandomLossHolds(seed: UInt64) {
+        let start = DataRate.megabitsPerSecond(2)
+        let lossless = Self.lossyRun(loss: 0, seed: seed)
+        #expect(lossless.target(at: 20) > start * 3)  // without loss it would climb 8 %/s
+
+        let link = Self.lossyRun(loss: 0.05, seed: seed)
+        let targets = link.targets(from: 0, to: 20)
+        // One start-phase step (the first second trusts the delay-based estimate), then
+        // at most one more 8 % step when a second's sample happens to fall below 2 %.
+        #expect(targets.max()! <= start * 1.17)
+        #expect(targets.last! >= start)
+        #expect(link.estimator.snapshot.limitedBy == .lossBased)
+        #expect(link.estimator.snapshot.packetsLost > 150)
+    }
+
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func fifteenPercentRandomLossDecreases(seed: UInt64) {
+        let start = DataRate.megabitsPerSecond(2)
+        let link = Self.lossyRun(loss: 0.15, seed: seed)
+        let targets = link.targets(from: 1.5, to: 20)
+        #expect(link.target(at: 10) < start * 0.6)
+        #expect(link.target(at: 20) < start * 0.35)
+        // Never rises: each report either holds or cuts.
+        #expect(zip(targets, targets.dropFirst()).allSatisfy { $1 <= $0 })
+    }
+}
