@@ -1,15 +1,5 @@
 import ConferMedia
 
-/// How many bits of picture id a VP8 or VP9 payload descriptor carries.
-public enum PictureIDLength: Hashable, Sendable {
-    /// No picture id (I bit clear).
-    case none
-    /// A 7-bit picture id (M bit clear).
-    case sevenBits
-    /// A 15-bit picture id (M bit set).
-    case fifteenBits
-}
-
 /// The VP8 payload descriptor at the start of every VP8 RTP payload (RFC 7741 §4.2).
 ///
 /// ```
@@ -75,11 +65,7 @@ public struct VP8PayloadDescriptor: Hashable, Sendable {
     public var encodedSize: Int {
         guard hasExtension else { return 1 }
         var size = 2
-        switch pictureIDLength {
-        case .none: break
-        case .sevenBits: size += 1
-        case .fifteenBits: size += 2
-        }
+        size += pictureIDLength.encodedSize
         if tl0PictureIndex != nil { size += 1 }
         if temporalLayer != nil || keyIndex != nil { size += 1 }
         return size
@@ -97,13 +83,7 @@ public struct VP8PayloadDescriptor: Hashable, Sendable {
             | (temporalLayer != nil ? 0x20 : 0) | (keyIndex != nil ? 0x10 : 0)
         var at = 2
         let id = pictureID ?? 0
-        switch pictureIDLength {
-        case .none: break
-        case .sevenBits:
-            buffer[at] = UInt8(id & 0x7F); at += 1
-        case .fifteenBits:
-            buffer[at] = 0x80 | UInt8((id >> 8) & 0x7F); buffer[at + 1] = UInt8(id & 0xFF); at += 2
-        }
+        pictureIDLength.write(id, to: buffer, at: &at)
         if let tl0PictureIndex { buffer[at] = tl0PictureIndex; at += 1 }
         if hasTK {
             buffer[at] = ((temporalLayer ?? 0) & 0x03) << 6 | (layerSync ? 0x20 : 0) | ((keyIndex ?? 0) & 0x1F)
@@ -127,16 +107,8 @@ public struct VP8PayloadDescriptor: Hashable, Sendable {
             try need(at, "extension bits (I|L|T|K)")
             let x = payload[at]; at += 1
             if x & 0x80 != 0 {
-                try need(at, "PictureID")
-                let m = payload[at]; at += 1
-                if m & 0x80 != 0 {
-                    try need(at, "PictureID (extended)")
-                    d.pictureID = UInt16(m & 0x7F) << 8 | UInt16(payload[at]); at += 1
-                    d.pictureIDLength = .fifteenBits
-                } else {
-                    d.pictureID = UInt16(m)
-                    d.pictureIDLength = .sevenBits
-                }
+                (d.pictureID, d.pictureIDLength) = try PictureIDLength.read(
+                    from: payload, at: &at, codec: .vp8, field: "PictureID", extendedField: "PictureID (extended)")
             }
             if x & 0x40 != 0 {
                 try need(at, "TL0PICIDX")

@@ -136,11 +136,7 @@ public struct VP9PayloadDescriptor: Hashable, Sendable {
     /// Bytes the descriptor takes when written.
     public var encodedSize: Int {
         var size = 1
-        switch pictureIDLength {
-        case .none: break
-        case .sevenBits: size += 1
-        case .fifteenBits: size += 2
-        }
+        size += pictureIDLength.encodedSize
         if layer != nil { size += isFlexibleMode ? 1 : 2 }
         if isFlexibleMode && isInterPicturePredicted { size += referenceDiffs.count }
         if let scalabilityStructure { size += scalabilityStructure.encodedSize }
@@ -161,13 +157,7 @@ public struct VP9PayloadDescriptor: Hashable, Sendable {
         buffer[0] = i | p | l | f | b | e | v | (isNotUpperReference ? 0x01 : 0)
         var at = 1
         let id = pictureID ?? 0
-        switch pictureIDLength {
-        case .none: break
-        case .sevenBits:
-            buffer[at] = UInt8(id & 0x7F); at += 1
-        case .fifteenBits:
-            buffer[at] = 0x80 | UInt8((id >> 8) & 0x7F); buffer[at + 1] = UInt8(id & 0xFF); at += 2
-        }
+        pictureIDLength.write(id, to: buffer, at: &at)
         if let layer {
             buffer[at] = layer.byte; at += 1
             if !isFlexibleMode { buffer[at] = tl0PictureIndex ?? 0; at += 1 }
@@ -201,16 +191,8 @@ public struct VP9PayloadDescriptor: Hashable, Sendable {
         d.pictureIDLength = .none
         var at = 1
         if b0 & 0x80 != 0 {
-            try need(at, "PICTURE ID")
-            let m = payload[at]; at += 1
-            if m & 0x80 != 0 {
-                try need(at, "EXTENDED PID")
-                d.pictureID = UInt16(m & 0x7F) << 8 | UInt16(payload[at]); at += 1
-                d.pictureIDLength = .fifteenBits
-            } else {
-                d.pictureID = UInt16(m)
-                d.pictureIDLength = .sevenBits
-            }
+            (d.pictureID, d.pictureIDLength) = try PictureIDLength.read(
+                from: payload, at: &at, codec: .vp9, field: "PICTURE ID", extendedField: "EXTENDED PID")
         }
         if b0 & 0x20 != 0 {
             try need(at, "layer indices (TID|U|SID|D)")
