@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Side by side: `confer mix` against FFmpeg's xstack and GStreamer's compositor on the same
+# inputs, on this machine: four 640×360 test clips (10 s, 30 fps) into a 2×2 grid 1280×720,
+# encoded with libvpx VP8 realtime cpu-used 8 at 1.5 Mbps, and the same without encoding
+# (reading + compositing only). Prints markdown rows: frames per second (300 frames / the
+# hyperfine median) and confer's speed as a multiple of each peer's (hyperfine, 1 warm-up
+# then RUNS runs each, default 5). The machine's load average is printed with each row:
+# other work on the cores skews every figure, so compare ratios from one run only.
+#
+#   Benchmarks/peers/mix.sh
+# Needs: ffmpeg, gst-launch-1.0 (plugins base/good/bad, libav), hyperfine, python3.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+work=${WORK:-/tmp/confer-peers/mix}
+runs=${RUNS:-5}
+mkdir -p "$work"
+cd "$root"
+swift build -c release --product confer >&2
+confer=$(swift build -c release --show-bin-path)/confer
+
+for i in 0 1 2 3; do
+  [ -f "$work/in$i.y4m" ] || ffmpeg -v error -y -f lavfi -i "testsrc2=size=640x360:rate=30:duration=10,hue=h=$((i*40))" \
+    -pix_fmt yuv420p "$work/in$i.y4m"
+done
+frames=300
+inputs="$work/in0.y4m $work/in1.y4m $work/in2.y4m $work/in3.y4m"
+ff_in="-i $work/in0.y4m -i $work/in1.y4m -i $work/in2.y4m -i $work/in3.y4m"
+xstack='[0][1][2][3]xstack=inputs=4:layout=0_0|w0_0|0_h0|w0_h0[v]'
+gst_sources="filesrc location=$work/in0.y4m ! y4mdec ! c.sink_0  filesrc location=$work/in1.y4m ! y4mdec ! c.sink_1 \
+  filesrc location=$work/in2.y4m ! y4mdec ! c.sink_2  filesrc location=$work/in3.y4m ! y4mdec ! c.sink_3"
+gst_grid="compositor name=c sink_1::xpos=640 sink_2::ypos=360 sink_3::xpos=640 sink_3::ypos=360 \
+  ! video/x-raw,format=I420,width=1280,height=720"
+
+run() { # name ffmpeg-command gstreamer-command confer-command
+  local name=$1
+  hyperfine -N --warmup 1 --runs "$runs" --export-json "$work/$name.json" \
+    -n ffmpeg "$2" -n gstreamer "$3" -n confer "$4" >&2
+  python3 - "$work/$name.json" "$name" "$frames" "$(cut -d' ' -f1-3 /proc/loadavg)" <<'PY'
+import json, sys
+r = {x["command"]: x["median"] for x in json.load(open(sys.argv[1]))["results"]}
+n = int(sys.argv[3])
+fps = {k: n / v for k, v in r.items()}
+print(f"| {sys.argv[2]} | {fps['ffmpeg']:.0f} | {fps['gstreamer']:.0f} | {fps['confer']:.0f} "
+      f"| {fps['confer'] / fps['ffmpeg']:.2f} | {fps['confer'] / fps['gstreamer']:.2f} | {sys.argv[4]} |")
+PY
+}
+
+echo "| work (fps) | FFmpeg | GStreamer | confer | confer / FFmpeg | confer / GStreamer | load avg |"
+echo "|---|---|---|---|---|---|---|"
+# FFmpeg and GStreamer as PEERS.md runs them (libvpx picks 2 threads on 2 cores); confer
+# with its default of one encoder thread beside its reading-and-compositing thread.
+run "2x2-vp8" \
+  "ffmpeg -v error -y $ff_in -filter_complex $xstack -map [v] -c:v libvpx -deadline realtime -cpu-used 8 -b:v 1.5M $work/ff.ivf" \
+  "gst-launch-1.0 -q $gst_grid ! vp8enc deadline=1 cpu-used=8 target-bitrate=1500000 end-usage=cbr threads=2 lag-in-frames=0 ! avmux_ivf ! filesink location=$work/gst.ivf $gst_sources" \
+  "$confer mix $inputs -o $work/cf.ivf --codec vp8 --bitrate 1500 -q"
+# Reading and compositing only: FFmpeg and GStreamer hand the canvas to a null sink, confer
+# composes and writes nothing (--discard).
+run "2x2-raw" \
+  "ffmpeg -v error -y $ff_in -filter_complex $xstack -map [v] -f null -" \
+  "gst-launch-1.0 -q $gst_grid ! fakesink $gst_sources" \
+  "$confer mix $inputs --codec raw --discard -q"

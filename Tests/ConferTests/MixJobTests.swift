@@ -1,0 +1,256 @@
+import Foundation
+import Testing
+@testable import ConferCLI
+import Confer
+import ConferMedia
+
+/// A fresh directory under the system's temporary directory, removed when dropped.
+final class TemporaryDirectory {
+    let path: String
+
+    init(_ name: String) throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("confer-\(name)-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    /// The path of `name` inside the directory.
+    func file(_ name: String) -> String { path + "/" + name }
+
+    /// A test-card clip of `frames` frames in participant `index`'s colour.
+    func clip(_ name: String, index: Int, frames: Int, width: Int = 320, height: Int = 180, fps: Double = 30) throws -> String {
+        let path = file(name)
+        _ = try Generator.run(output: path, width: width, height: height, frameRate: fps, seconds: Double(frames) / fps,
+                              index: index, seed: UInt64(index + 1))
+        return path
+    }
+
+    /// Every frame of a video file.
+    static func frames(of path: String) throws -> [VideoFrame] {
+        let reader = try VideoFileReader(path: path)
+        var frames: [VideoFrame] = []
+        while let frame = try reader.next() {
+            // Copied off the reader's pool, which recycles only a few buffers.
+            let copy = MutableVideoFrame(layout: frame.layout, timestamp: frame.timestamp)
+            copy.copyPixels(from: frame)
+            frames.append(copy.finish())
+        }
+        return frames
+    }
+}
+
+/// The four quadrants of a `width` × `height` canvas, in grid order.
+func quadrants(width: Int, height: Int) -> [PixelRect] {
+    let w = width / 2, h = height / 2
+    return [PixelRect(x: 0, y: 0, width: w, height: h), PixelRect(x: w, y: 0, width: w, height: h),
+            PixelRect(x: 0, y: h, width: w, height: h), PixelRect(x: w, y: h, width: w, height: h)]
+}
+
+@Suite struct MixJobTests {
+    static let placeholder = YUVColor(y: 40, u: 128, v: 128)
+
+    func fourClips(_ dir: TemporaryDirectory, frames: Int = 12) throws -> [String] {
+        try (0..<4).map { try dir.clip("in\($0).y4m", index: $0, frames: frames) }
+    }
+
+    @Test(arguments: [true, false])
+    func gridPutsEachInputInItsSlotAndAdvances(pipelined: Bool) throws {
+        let dir = try TemporaryDirectory("mix-grid")
+        let inputs = try fourClips(dir)
+        let output = dir.file("grid.y4m")
+        let report = try MixJob.run(inputs: inputs, output: output,
+                                    options: MixOptions(width: 640, height: 360, pipelined: pipelined))
+        #expect(report.framesComposed == 12)
+        #expect(report.framesWritten == 12)
+        #expect(report.outputCodec == "i420")
+        #expect(report.compositor.copiedSlots == 48)
+        #expect(report.inputs.map(\.framesRead) == [12, 12, 12, 12])
+
+        let frames = try TemporaryDirectory.frames(of: output)
+        #expect(frames.count == 12)
+        for (k, frame) in frames.enumerated() {
+            #expect(frame.width == 640 && frame.height == 360)
+            for (i, slot) in quadrants(width: 640, height: 360).enumerated() {
+                let color = TestPatternSource.readColor(from: frame, in: slot)
+                #expect(color.distance(to: TestPalette.color(at: i)) < 4, "frame \(k) slot \(i): \(color)")
+                #expect(TestPatternSource.readFrameCounter(from: frame, in: slot) == k, "frame \(k) slot \(i)")
+            }
+        }
+    }
+
+    @Test func vp8OutputDecodesCloseToTheRawComposite() throws {
+        let dir = try TemporaryDirectory("mix-vp8")
+        let inputs = try fourClips(dir)
+        let raw = dir.file("grid.y4m"), encoded = dir.file("grid.ivf")
+        _ = try MixJob.run(inputs: inputs, output: raw, options: MixOptions(width: 640, height: 360))
+        let report = try MixJob.run(inputs: inputs, output: encoded,
+                                    options: MixOptions(width: 640, height: 360, codec: .vp8, bitrateKbps: 1500))
+        #expect(report.outputCodec == "vp8")
+        #expect(report.framesWritten == 12)
+        #expect(report.keyframes == 1)
+        #expect((report.bitrateKbps ?? 0) > 100)
+
+        let reference = try TemporaryDirectory.frames(of: raw)
+        let decoded = try TemporaryDirectory.frames(of: encoded)
+        #expect(decoded.count == reference.count)
+        for (a, b) in zip(reference, decoded) {
+            let psnr = try QualityMetrics.psnr(a, b)
+            #expect(psnr.frame >= 30, "PSNR \(psnr)")
+        }
+    }
+
+    @Test func shorterInputHoldsItsLastFrameThenShowsThePlaceholder() throws {
+        let dir = try TemporaryDirectory("mix-short")
+        var inputs = try (0..<3).map { try dir.clip("in\($0).y4m", index: $0, frames: 30) }
+        inputs.append(try dir.clip("short.y4m", index: 3, frames: 5))
+        let output = dir.file("out.y4m")
+        let report = try MixJob.run(inputs: inputs, output: output,
+                                    options: MixOptions(width: 640, height: 360, placeholderTimeout: .milliseconds(500)))
+        #expect(report.framesComposed == 30)
+        let frames = try TemporaryDirectory.frames(of: output)
+        let slots = quadrants(width: 640, height: 360)
+        for (k, frame) in frames.enumerated() {
+            for i in 0..<3 { #expect(TestPatternSource.readFrameCounter(from: frame, in: slots[i]) == k) }
+            // Its last frame (4, at 133 ms) holds while less than 500 ms old: up to frame 18 (600 ms).
+            if k < 5 {
+                #expect(TestPatternSource.readFrameCounter(from: frame, in: slots[3]) == k)
+            } else if k <= 18 {
+                #expect(TestPatternSource.readFrameCounter(from: frame, in: slots[3]) == 4, "frame \(k)")
+            } else {
+                let color = TestPatternSource.readColor(from: frame, in: slots[3])
+                #expect(color == Self.placeholder, "frame \(k): \(color)")
+                #expect(TestPatternSource.readFrameCounter(from: frame, in: slots[3]) == nil)
+            }
+        }
+        #expect(report.compositor.placeholderSlots == 11)
+    }
+
+    @Test func inputsAtOtherRatesAreSampledByTimestamp() throws {
+        let dir = try TemporaryDirectory("mix-rates")
+        let fast = try dir.clip("fast.y4m", index: 0, frames: 24, fps: 60)
+        let slow = try dir.clip("slow.y4m", index: 1, frames: 6, fps: 15)
+        let output = dir.file("out.y4m")
+        let report = try MixJob.run(inputs: [fast, slow], output: output,
+                                    options: MixOptions(width: 640, height: 180, frameRate: 30))
+        #expect(report.framesComposed == 12)
+        let frames = try TemporaryDirectory.frames(of: output)
+        let left = PixelRect(x: 0, y: 0, width: 320, height: 180), right = PixelRect(x: 320, y: 0, width: 320, height: 180)
+        for (k, frame) in frames.enumerated() {
+            #expect(TestPatternSource.readFrameCounter(from: frame, in: left) == 2 * k)
+            #expect(TestPatternSource.readFrameCounter(from: frame, in: right) == k / 2)
+        }
+    }
+
+    @Test func customLayoutFromJSONFile() throws {
+        let dir = try TemporaryDirectory("mix-json")
+        let inputs = try (0..<2).map { try dir.clip("in\($0).y4m", index: $0, frames: 3) }
+        let layoutPath = dir.file("layout.json")
+        try #"{"slots": [{"x": 0, "y": 0, "width": 0.5, "height": 1, "participant": 1},"#
+            .appending(#"{"x": 0.5, "y": 0, "width": 0.5, "height": 1, "participant": 0}]}"#)
+            .write(toFile: layoutPath, atomically: true, encoding: .utf8)
+        let output = dir.file("out.y4m")
+        let report = try MixJob.run(inputs: inputs, output: output,
+                                    options: MixOptions(layout: try MixLayout(argument: layoutPath), width: 640, height: 180))
+        #expect(report.layout == layoutPath)
+        let frame = try #require(try TemporaryDirectory.frames(of: output).last)
+        let left = PixelRect(x: 0, y: 0, width: 320, height: 180), right = PixelRect(x: 320, y: 0, width: 320, height: 180)
+        #expect(TestPatternSource.readColor(from: frame, in: left).distance(to: TestPalette.color(at: 1)) < 4)
+        #expect(TestPatternSource.readColor(from: frame, in: right).distance(to: TestPalette.color(at: 0)) < 4)
+        #expect(TestPatternSource.readFrameCounter(from: frame, in: left) == 2)
+    }
+
+    @Test func badLayoutsAreClearErrors() throws {
+        let dir = try TemporaryDirectory("mix-badjson")
+        let path = dir.file("bad.json")
+        try #"{"slots": [{"x": 0, "y": 0, "width": 1.5, "height": 1}]}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        let error = #expect(throws: JobError.self) { try MixLayout(argument: path) }
+        let text = error?.description ?? ""
+        #expect(text.contains("slot 0") && text.contains("width") && text.contains(path), "\(text)")
+
+        try "not json".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(throws: JobError.self) { try MixLayout(argument: path) }
+        let missing = #expect(throws: JobError.self) { try MixLayout(argument: dir.file("missing.json")) }
+        #expect(missing?.description.contains("cannot read") == true)
+        let unknown = #expect(throws: JobError.self) { try MixLayout(argument: "diagonal") }
+        #expect(unknown?.description.contains("unknown layout") == true)
+    }
+
+    @Test func audioMixHoldsBothTonesAndDrivesTheSpeaker() throws {
+        let dir = try TemporaryDirectory("mix-audio")
+        let videos = try (0..<2).map { try dir.clip("in\($0).y4m", index: $0, frames: 30) }
+        let tones = try (0..<2).map { i -> String in
+            let path = dir.file("tone\(i).wav")
+            _ = try Generator.run(output: path, seconds: 3, index: i, seed: UInt64(i + 1))
+            return path
+        }
+        let mixPath = dir.file("mix.wav")
+        let report = try MixJob.run(inputs: videos, output: dir.file("out.y4m"),
+                                    options: MixOptions(width: 640, height: 180, audioInputs: tones, audioOutput: mixPath))
+        let audio = try #require(report.audio)
+        #expect(abs(audio.seconds - 3) < 0.011)
+        #expect(audio.speakingSeconds.allSatisfy { $0 > 0.5 }, "\(audio.speakingSeconds)")
+        #expect(audio.speakerChanges >= 1)
+
+        let reader = try AudioFileReader(path: mixPath)
+        var samples: [Int16] = []
+        var block = AudioFrame(silenceOf: 960, channels: 1)
+        while try reader.read(into: &block, frameCount: 960) { samples += block.samples }
+        #expect(samples.count == 3 * 48_000)
+        let first = AudioAnalysis.goertzelPower(samples, frequency: ToneSource.frequency(forIndex: 0))
+        let second = AudioAnalysis.goertzelPower(samples, frequency: ToneSource.frequency(forIndex: 1))
+        let elsewhere = AudioAnalysis.goertzelPower(samples, frequency: 1_000)
+        #expect(first > 100 * elsewhere && second > 100 * elsewhere, "\(first) \(second) \(elsewhere)")
+    }
+
+    @Test func jobRejectsMismatchedAudioAndBadSizes() throws {
+        let dir = try TemporaryDirectory("mix-reject")
+        let video = try dir.clip("in.y4m", index: 0, frames: 2)
+        #expect(throws: JobError.self) {
+            try MixJob.run(inputs: [video, video], output: nil, options: MixOptions(audioInputs: [dir.file("a.wav")]))
+        }
+        #expect(throws: JobError.self) { try MixJob.run(inputs: [video], output: nil, options: MixOptions(audioOutput: "m.wav")) }
+        #expect(throws: JobError.self) { try MixJob.run(inputs: [video], output: nil, options: MixOptions(width: 641)) }
+        #expect(throws: JobError.self) { try MixJob.run(inputs: [], output: nil) }
+        #expect(throws: JobError.self) { try MixJob.run(inputs: [video], output: dir.file("out.ivf"), options: MixOptions(codec: .h264)) }
+    }
+
+    @Test func discardComposesWithoutWriting() throws {
+        let dir = try TemporaryDirectory("mix-discard")
+        let inputs = try fourClips(dir, frames: 4)
+        let report = try MixJob.run(inputs: inputs, output: nil, options: MixOptions(width: 640, height: 360))
+        #expect(report.output == nil && report.framesComposed == 4 && report.outputBytes == 0)
+        let encoded = try MixJob.run(inputs: inputs, output: nil, options: MixOptions(width: 640, height: 360, codec: .vp8))
+        #expect(encoded.outputCodec == "vp8" && encoded.framesWritten == 4 && encoded.keyframes == 1)
+    }
+}
+
+@Suite struct MixCommandTests {
+    @Test func acceptsAGoodCommandLine() throws {
+        let command = try MixCommand.parse(["a.y4m", "b.y4m", "-o", "out.ivf", "--codec", "vp8", "--size", "640x360",
+                                            "--layout", "speaker", "--bitrate", "1500"])
+        #expect(command.inputs == ["a.y4m", "b.y4m"])
+        #expect(command.size == VideoSize(width: 640, height: 360))
+        let options = try command.options()
+        #expect(options.layout == .speaker && options.codec == .vp8 && options.bitrateKbps == 1500)
+        #expect(try MixCommand.parse(["a.y4m", "--discard", "--codec", "raw"]).discard)
+    }
+
+    @Test(arguments: [
+        ["a.y4m", "-o", "out.ivf", "--size", "13x7"],
+        ["a.y4m", "-o", "out.ivf", "--size", "big"],
+        ["a.y4m", "-o", "out.ivf", "--layout", "diagonal"],
+        ["a.y4m", "-o", "out.ivf", "--codec", "h264"],
+        ["a.y4m", "-o", "out.h264", "--codec", "vp9"],
+        ["a.y4m", "-o", "out.y4m", "--codec", "vp8"],
+        ["a.y4m", "-o", "out.mp4"],
+        ["a.y4m"],
+        ["-o", "out.ivf"],
+        ["a.y4m", "b.y4m", "-o", "out.ivf", "--audio", "a.wav"],
+        ["a.y4m", "-o", "out.ivf", "--audio-out", "mix.wav"],
+        ["a.y4m", "-o", "out.ivf", "--codec", "av1"],
+    ])
+    func rejectsABadCommandLine(arguments: [String]) {
+        #expect(throws: (any Error).self) { try MixCommand.parse(arguments) }
+    }
+}
