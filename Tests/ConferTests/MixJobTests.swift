@@ -3,6 +3,7 @@ import Testing
 @testable import ConferCLI
 import Confer
 import ConferMedia
+import ConferMixer
 
 /// A fresh directory under the system's temporary directory, removed when dropped.
 final class TemporaryDirectory {
@@ -176,21 +177,67 @@ func quadrants(width: Int, height: Int) -> [PixelRect] {
         #expect(unknown?.description.contains("unknown layout") == true)
     }
 
-    @Test func audioMixHoldsBothTonesAndDrivesTheSpeaker() throws {
-        let dir = try TemporaryDirectory("mix-audio")
-        let videos = try (0..<2).map { try dir.clip("in\($0).y4m", index: $0, frames: 30) }
-        let tones = try (0..<2).map { i -> String in
+    /// Two 3 s tone files: participant 0 talks for the first 1.5 s, participant 1 for the
+    /// rest, so each gets a turn as the speaker.
+    func twoTurns(_ dir: TemporaryDirectory) throws -> [String] {
+        try (0..<2).map { i -> String in
             let path = dir.file("tone\(i).wav")
-            _ = try Generator.run(output: path, seconds: 3, index: i, seed: UInt64(i + 1))
+            let writer = try WAVWriter(path: path, channels: 1)
+            var tone = ToneSource(frequency: ToneSource.frequency(forIndex: i), pattern: .continuous)
+            let silence = AudioFrame(silenceOf: 72_000, channels: 1)
+            let talk = tone.next(frameCount: 72_000)
+            for half in i == 0 ? [talk, silence] : [silence, talk] { try writer.write(half) }
+            try writer.finish()
             return path
         }
+    }
+
+    @Test func theSpeakerLayoutFollowsWhoTalks() throws {
+        let dir = try TemporaryDirectory("mix-speaker")
+        let videos = try (0..<2).map { try dir.clip("in\($0).y4m", index: $0, frames: 90) }
+        let output = dir.file("out.y4m")
+        let report = try MixJob.run(inputs: videos, output: output,
+                                    options: MixOptions(layout: .speaker, width: 640, height: 360,
+                                                        audioInputs: try twoTurns(dir)))
+        #expect(report.audio?.output == nil)
+        let frames = try TemporaryDirectory.frames(of: output)
+        // Where the speaker's picture lands: its slot, letterboxed to the picture's shape.
+        let main = { (speaker: ParticipantID) in
+            let slot = VideoLayout.activeSpeaker(speaker, others: [speaker == 0 ? 1 : 0]).pixelRects(width: 640, height: 360)[0]
+            return FitFill.rects(sourceWidth: 320, sourceHeight: 180, target: slot, mode: .fit).destination
+        }
+        #expect(TestPatternSource.readColor(from: frames[20], in: main(0)).distance(to: TestPalette.color(at: 0)) < 4)
+        #expect(TestPatternSource.readColor(from: frames[89], in: main(1)).distance(to: TestPalette.color(at: 1)) < 4)
+    }
+
+    @Test func audioMixHoldsBothTonesAndDrivesTheSpeaker() throws {
+        let dir = try TemporaryDirectory("mix-audio")
+        let videos = try (0..<2).map { try dir.clip("in\($0).y4m", index: $0, frames: 90) }
+        let tones = try twoTurns(dir)
         let mixPath = dir.file("mix.wav")
-        let report = try MixJob.run(inputs: videos, output: dir.file("out.y4m"),
+        let videoPath = dir.file("out.y4m")
+        let report = try MixJob.run(inputs: videos, output: videoPath,
                                     options: MixOptions(width: 640, height: 180, audioInputs: tones, audioOutput: mixPath))
         let audio = try #require(report.audio)
         #expect(abs(audio.seconds - 3) < 0.011)
-        #expect(audio.speakingSeconds.allSatisfy { $0 > 0.5 }, "\(audio.speakingSeconds)")
-        #expect(audio.speakerChanges >= 1)
+        // Each talks 1.5 s; speaking starts a little late and holds a little past the end.
+        #expect(audio.speakingSeconds.allSatisfy { $0 > 1.2 && $0 < 2.5 }, "\(audio.speakingSeconds)")
+        #expect(audio.speakerChanges >= 2)
+
+        // The speaker's slot gets the highlight border (drawn inside the slot, so its corner pixel shows it).
+        let highlight = YUVColor(red: 255, green: 200, blue: 0)
+        let slots = [PixelRect(x: 0, y: 0, width: 320, height: 180), PixelRect(x: 320, y: 0, width: 320, height: 180)]
+        func isHighlighted(_ frame: VideoFrame, _ slot: PixelRect) -> Bool {
+            frame.y[slot.x + 1, slot.y + 1] == highlight.y && frame.u[slot.x / 2, slot.y / 2] == highlight.u
+                && frame.v[slot.x / 2, slot.y / 2] == highlight.v
+        }
+        let frames = try TemporaryDirectory.frames(of: videoPath)
+        #expect(frames.count == 90)
+        // Participant 0 while it talks, participant 1 by the end (the switch waits for 0's hold to run out).
+        #expect(isHighlighted(frames[20], slots[0]) && !isHighlighted(frames[20], slots[1]))
+        #expect(isHighlighted(frames[89], slots[1]) && !isHighlighted(frames[89], slots[0]))
+        let highlighted = slots.map { slot in frames.filter { isHighlighted($0, slot) }.count }
+        #expect(highlighted.allSatisfy { $0 > 15 }, "frames with each slot highlighted: \(highlighted)")
 
         let reader = try AudioFileReader(path: mixPath)
         var samples: [Int16] = []
