@@ -31,31 +31,43 @@ gst_sources="filesrc location=$work/in0.y4m ! y4mdec ! c.sink_0  filesrc locatio
 gst_grid="compositor name=c sink_1::xpos=640 sink_2::ypos=360 sink_3::xpos=640 sink_3::ypos=360 \
   ! video/x-raw,format=I420,width=1280,height=720"
 
-run() { # name ffmpeg-command gstreamer-command confer-command
+run() { # name ffmpeg-command gstreamer-command confer-command [confer-variant-command]
   local name=$1
+  local extra=()
+  [ $# -ge 5 ] && extra=(-n confer2 "$5")
   hyperfine -N --warmup 1 --runs "$runs" --export-json "$work/$name.json" \
-    -n ffmpeg "$2" -n gstreamer "$3" -n confer "$4" >&2
+    -n ffmpeg "$2" -n gstreamer "$3" -n confer "$4" "${extra[@]}" >&2
   python3 - "$work/$name.json" "$name" "$frames" "$(cut -d' ' -f1-3 /proc/loadavg)" <<'PY'
 import json, sys
 r = {x["command"]: x["median"] for x in json.load(open(sys.argv[1]))["results"]}
 n = int(sys.argv[3])
 fps = {k: n / v for k, v in r.items()}
+variant = f"{fps['confer2']:.0f} ({fps['confer2'] / fps['ffmpeg']:.2f})" if "confer2" in fps else "-"
 print(f"| {sys.argv[2]} | {fps['ffmpeg']:.0f} | {fps['gstreamer']:.0f} | {fps['confer']:.0f} "
-      f"| {fps['confer'] / fps['ffmpeg']:.2f} | {fps['confer'] / fps['gstreamer']:.2f} | {sys.argv[4]} |")
+      f"| {fps['confer'] / fps['ffmpeg']:.2f} | {fps['confer'] / fps['gstreamer']:.2f} | {variant} | {sys.argv[4]} |")
 PY
 }
 
-echo "| work (fps) | FFmpeg | GStreamer | confer | confer / FFmpeg | confer / GStreamer | load avg |"
-echo "|---|---|---|---|---|---|---|"
-# FFmpeg and GStreamer as PEERS.md runs them (libvpx picks 2 threads on 2 cores); confer
-# with its default of one encoder thread beside its reading-and-compositing thread.
+echo "| work (fps) | FFmpeg | GStreamer | confer | confer / FFmpeg | confer / GStreamer | confer variant (/ FFmpeg) | load avg after |"
+echo "|---|---|---|---|---|---|---|---|"
+# FFmpeg and GStreamer as PEERS.md runs them (two libvpx threads); confer with its default
+# of one encoder thread beside its reading-and-compositing thread, and (variant) with two.
 run "2x2-vp8" \
   "ffmpeg -v error -y $ff_in -filter_complex $xstack -map [v] -c:v libvpx -deadline realtime -cpu-used 8 -b:v 1.5M $work/ff.ivf" \
   "gst-launch-1.0 -q $gst_grid ! vp8enc deadline=1 cpu-used=8 target-bitrate=1500000 end-usage=cbr threads=2 lag-in-frames=0 ! avmux_ivf ! filesink location=$work/gst.ivf $gst_sources" \
-  "$confer mix $inputs -o $work/cf.ivf --codec vp8 --bitrate 1500 -q"
+  "$confer mix $inputs -o $work/cf.ivf --codec vp8 --bitrate 1500 -q" \
+  "$confer mix $inputs -o $work/cf.ivf --codec vp8 --bitrate 1500 --threads 2 -q"
+# Everyone on one encoder thread.
+run "2x2-vp8-1-thread" \
+  "ffmpeg -v error -y $ff_in -filter_complex $xstack -map [v] -c:v libvpx -deadline realtime -cpu-used 8 -b:v 1.5M -threads 1 $work/ff.ivf" \
+  "gst-launch-1.0 -q $gst_grid ! vp8enc deadline=1 cpu-used=8 target-bitrate=1500000 end-usage=cbr threads=1 lag-in-frames=0 ! avmux_ivf ! filesink location=$work/gst.ivf $gst_sources" \
+  "$confer mix $inputs -o $work/cf.ivf --codec vp8 --bitrate 1500 --threads 1 -q" \
+  "$confer mix $inputs -o $work/cf.ivf --codec vp8 --bitrate 1500 --threads 1 --no-pipeline -q"
 # Reading and compositing only: FFmpeg and GStreamer hand the canvas to a null sink, confer
-# composes and writes nothing (--discard).
+# composes and writes nothing (--discard; one thread, as there is nothing to overlap with).
 run "2x2-raw" \
   "ffmpeg -v error -y $ff_in -filter_complex $xstack -map [v] -f null -" \
   "gst-launch-1.0 -q $gst_grid ! fakesink $gst_sources" \
-  "$confer mix $inputs --codec raw --discard -q"
+  "$confer mix $inputs --codec raw --discard --no-pipeline -q" \
+  "$confer mix $inputs -o /dev/shm/confer-mix.y4m -q"
+rm -f /dev/shm/confer-mix.y4m

@@ -93,6 +93,11 @@ public struct MixReport: Codable, Sendable {
         /// Seconds the encoding side spent waiting for a composed frame (reading and
         /// compositing were the bottleneck).
         public var consumerWaitSeconds: Double
+        /// Canvas buffers the compositor's pool allocated: at most `queueDepth + 2` (queued,
+        /// being encoded, being composed), however long the mix.
+        public var canvasBuffers: Int
+        /// Canvases made outside the pool because every buffer was in use (should be 0).
+        public var canvasOverflows: Int
     }
 
     /// The video inputs, in slot order.
@@ -178,7 +183,9 @@ public enum MixJob {
 
         var producerWait = 0.0
         var consumerWait = 0.0
-        if options.pipelined {
+        // With nothing to encode or write there is nothing to overlap: the handoff would only cost.
+        let pipelined = options.pipelined && !sink.isDiscarding
+        if pipelined {
             (producerWait, consumerWait) = try runPipelined(composer, sink, options: options, total: total, progress: progress)
         } else {
             while let frame = try composer.next() {
@@ -199,8 +206,9 @@ public enum MixJob {
             mediaSeconds: media, outputBytes: sink.fileBytes,
             bitrateKbps: sink.codec == nil || media == 0 ? nil : Double(sink.payloadBytes) * 8 / media / 1000,
             audio: composer.audioReport,
-            pipeline: .init(pipelined: options.pipelined, encoderThreads: options.threads, queueDepth: options.queueDepth,
-                            producerWaitSeconds: producerWait, consumerWaitSeconds: consumerWait),
+            pipeline: .init(pipelined: pipelined, encoderThreads: options.threads, queueDepth: options.queueDepth,
+                            producerWaitSeconds: producerWait, consumerWaitSeconds: consumerWait,
+                            canvasBuffers: composer.canvasPool.allocatedCount, canvasOverflows: composer.canvasPool.overflowCount),
             wallSeconds: wall, speed: wall > 0 ? Double(sink.framesIn) / wall : 0)
     }
 

@@ -101,6 +101,9 @@ final class MixComposer {
 
     var compositorStatistics: VideoCompositor.Statistics { compositor.statistics }
 
+    /// The pool canvases are drawn from.
+    var canvasPool: FramePool { compositor.pool }
+
     var inputReports: [MixReport.Input] {
         sources.map { source in
             let info = source.reader.info

@@ -60,6 +60,9 @@ final class MixSink {
         }
     }
 
+    /// Whether frames are dropped unencoded and unwritten.
+    var isDiscarding: Bool { if case .discard = target { true } else { false } }
+
     /// Completes the file, if there is one.
     func finish() throws {
         if case .file(let writer) = target { try writer.finish() }

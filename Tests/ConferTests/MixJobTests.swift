@@ -67,6 +67,9 @@ func quadrants(width: Int, height: Int) -> [PixelRect] {
         #expect(report.outputCodec == "i420")
         #expect(report.compositor.copiedSlots == 48)
         #expect(report.inputs.map(\.framesRead) == [12, 12, 12, 12])
+        #expect(report.pipeline.pipelined == pipelined)
+        // The ring of canvases is bounded: queued, being written, being composed.
+        #expect(report.pipeline.canvasBuffers <= 3 + 2 && report.pipeline.canvasOverflows == 0)
 
         let frames = try TemporaryDirectory.frames(of: output)
         #expect(frames.count == 12)
@@ -267,6 +270,7 @@ func quadrants(width: Int, height: Int) -> [PixelRect] {
         let inputs = try fourClips(dir, frames: 4)
         let report = try MixJob.run(inputs: inputs, output: nil, options: MixOptions(width: 640, height: 360))
         #expect(report.output == nil && report.framesComposed == 4 && report.outputBytes == 0)
+        #expect(!report.pipeline.pipelined)
         let encoded = try MixJob.run(inputs: inputs, output: nil, options: MixOptions(width: 640, height: 360, codec: .vp8))
         #expect(encoded.outputCodec == "vp8" && encoded.framesWritten == 4 && encoded.keyframes == 1)
     }
