@@ -146,6 +146,21 @@ func quadrants(width: Int, height: Int) -> [PixelRect] {
         }
     }
 
+    @Test func picturesOfOtherSizesAreResizedIntoTheirSlots() throws {
+        let dir = try TemporaryDirectory("mix-sizes")
+        let small = try dir.clip("small.y4m", index: 4, frames: 3, width: 160, height: 90)
+        let large = try dir.clip("large.y4m", index: 5, frames: 3, width: 640, height: 360)
+        let output = dir.file("out.y4m")
+        let report = try MixJob.run(inputs: [small, large], output: output, options: MixOptions(width: 640, height: 180))
+        #expect(report.compositor.scaledSlots == 6 && report.compositor.copiedSlots == 0)
+        let frame = try #require(try TemporaryDirectory.frames(of: output).last)
+        let left = PixelRect(x: 0, y: 0, width: 320, height: 180), right = PixelRect(x: 320, y: 0, width: 320, height: 180)
+        #expect(TestPatternSource.readColor(from: frame, in: left).distance(to: TestPalette.color(at: 4)) < 6)
+        #expect(TestPatternSource.readColor(from: frame, in: right).distance(to: TestPalette.color(at: 5)) < 6)
+        #expect(TestPatternSource.readFrameCounter(from: frame, in: left) == 2)
+        #expect(TestPatternSource.readFrameCounter(from: frame, in: right) == 2)
+    }
+
     @Test func customLayoutFromJSONFile() throws {
         let dir = try TemporaryDirectory("mix-json")
         let inputs = try (0..<2).map { try dir.clip("in\($0).y4m", index: $0, frames: 3) }
