@@ -15,10 +15,10 @@ public struct MixOptions: Sendable {
     public var codec: Codec?
     /// Target bitrate in kbit/s; nil uses a default for the canvas size.
     public var bitrateKbps: Int?
-    /// Encoder threads. One by default: measured on two busy cores, libvpx's VP8 threads
-    /// spin while waiting for each other and lose more than they gain once reading and
-    /// compositing run beside the encoder (see ``pipelined``).
-    public var threads: Int
+    /// Encoder threads, or nil to choose: two while the machine has nothing else running,
+    /// one otherwise (libvpx's threads spin while they wait for each other and collapse
+    /// when the cores are shared; see the report's ``MixReport/Pipeline``).
+    public var threads: Int?
     /// libvpx cpu-used / x264 speed.
     public var speed: Int
     /// Frames between keyframes (0: only the first).
@@ -36,11 +36,13 @@ public struct MixOptions: Sendable {
     public var pipelined: Bool
     /// Composed frames that may wait for the encoder (the pipeline's ring of canvases).
     public var queueDepth: Int
+    /// How automatic thread choice counts running tasks (tests replace it).
+    var runningTasksProbe: MixEncoderThreads.Probe = { MixEncoderThreads.runningTasks(samples: $0) }
 
     /// Defaults: a 1280×720 grid at 30 fps, the output's natural codec at an automatic
-    /// bitrate, one encoder thread, speed 8, pipelined with three frames in flight.
+    /// bitrate, automatic encoder threads, speed 8, pipelined with three frames in flight.
     public init(layout: MixLayout = .grid, width: Int = 1280, height: Int = 720, frameRate: Double = 30,
-                codec: Codec? = nil, bitrateKbps: Int? = nil, threads: Int = 1, speed: Int = 8,
+                codec: Codec? = nil, bitrateKbps: Int? = nil, threads: Int? = nil, speed: Int = 8,
                 keyframeInterval: Int = 0, maxDuration: Double? = nil, placeholderTimeout: TimeDelta = .seconds(1),
                 audioInputs: [String] = [], audioOutput: String? = nil, pipelined: Bool = true, queueDepth: Int = 3) {
         self.layout = layout
@@ -83,8 +85,11 @@ public struct MixReport: Codable, Sendable {
     public struct Pipeline: Codable, Sendable {
         /// Whether reading and compositing ran on their own thread.
         public var pipelined: Bool
-        /// Encoder threads.
+        /// Encoder threads at the start.
         public var encoderThreads: Int
+        /// The frame from which the encoder ran on one thread because other work appeared
+        /// on the cores (automatic threads only), or nil.
+        public var droppedToOneThreadAtFrame: Int?
         /// Composed frames that could wait for the encoder.
         public var queueDepth: Int
         /// Seconds the reading and compositing side spent waiting for a free canvas (the
@@ -206,7 +211,8 @@ public enum MixJob {
             mediaSeconds: media, outputBytes: sink.fileBytes,
             bitrateKbps: sink.codec == nil || media == 0 ? nil : Double(sink.payloadBytes) * 8 / media / 1000,
             audio: composer.audioReport,
-            pipeline: .init(pipelined: pipelined, encoderThreads: options.threads, queueDepth: options.queueDepth,
+            pipeline: .init(pipelined: pipelined, encoderThreads: sink.initialThreads,
+                            droppedToOneThreadAtFrame: sink.droppedToOneThreadAt, queueDepth: options.queueDepth,
                             producerWaitSeconds: producerWait, consumerWaitSeconds: consumerWait,
                             canvasBuffers: composer.canvasPool.allocatedCount, canvasOverflows: composer.canvasPool.overflowCount),
             wallSeconds: wall, speed: wall > 0 ? Double(sink.framesIn) / wall : 0)
@@ -224,7 +230,7 @@ public enum MixJob {
         guard options.frameRate > 0, options.frameRate <= 240 else {
             throw JobError("frame rate \(options.frameRate) must be within (0, 240]")
         }
-        guard (1...16).contains(options.threads) else { throw JobError("threads must be 1…16, not \(options.threads)") }
+        if let threads = options.threads, !(1...16).contains(threads) { throw JobError("threads must be 1…16, not \(threads)") }
         guard (1...64).contains(options.queueDepth) else { throw JobError("queue depth must be 1…64, not \(options.queueDepth)") }
         if !options.audioInputs.isEmpty && options.audioInputs.count != inputs.count {
             throw JobError("\(options.audioInputs.count) audio inputs for \(inputs.count) video inputs: "

@@ -50,8 +50,8 @@ struct MixCommand: ParsableCommand {
     var codec: MixCodec?
     @Option(help: "Target bitrate in kbit/s.")
     var bitrate: Int?
-    @Option(help: "Encoder threads.")
-    var threads = 1
+    @Option(help: "Encoder threads (default: 2 while nothing else runs on this machine, else 1).")
+    var threads: Int?
     @Option(help: "Encoder speed: libvpx cpu-used; for H.264, 8 or more is ultrafast.")
     var speed = 8
     @Option(help: "Frames between keyframes (0: only the first).")
@@ -83,7 +83,7 @@ struct MixCommand: ParsableCommand {
         if let output { try Self.checkContainer(output, codec: codec) }
         if let bitrate, !(1...100_000).contains(bitrate) { throw ValidationError("--bitrate is in kbit/s, 1…100000") }
         if !(fps > 0 && fps <= 240) { throw ValidationError("--fps must be between 0 and 240") }
-        if !(1...16).contains(threads) { throw ValidationError("--threads must be 1…16") }
+        if let threads, !(1...16).contains(threads) { throw ValidationError("--threads must be 1…16") }
         if !(1...64).contains(queueDepth) { throw ValidationError("--queue-depth must be 1…64") }
         if let duration, !(duration > 0) { throw ValidationError("--duration must be positive") }
         if !(placeholderTimeout > 0 && placeholderTimeout <= 3600) {
@@ -142,6 +142,10 @@ extension MixReport: CommandReport {
                         ? " (pipelined; waits: compositing \(fixed(pipeline.producerWaitSeconds, 2)) s, "
                           + "encoding \(fixed(pipeline.consumerWaitSeconds, 2)) s)"
                         : " (one thread)"))
+        if outputCodec != "i420" {
+            lines.append("  encoder threads: \(pipeline.encoderThreads)"
+                         + (pipeline.droppedToOneThreadAtFrame.map { ", 1 from frame \($0) (other work on the cores)" } ?? ""))
+        }
         if output != nil {
             lines.append("  \(formatBytes(outputBytes))" + (bitrateKbps.map { ", \(fixed($0, 1)) kbit/s" } ?? ""))
         }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import ConferCLI
-import Confer
+@testable import Confer
 import ConferMedia
 import ConferMixer
 
@@ -318,5 +318,62 @@ func quadrants(width: Int, height: Int) -> [PixelRect] {
     ])
     func rejectsABadCommandLine(arguments: [String]) {
         #expect(throws: (any Error).self) { try MixCommand.parse(arguments) }
+    }
+}
+
+@Suite struct MixEncoderThreadsTests {
+    @Test func readsTheRunningCountFromLoadavg() {
+        func parse(_ text: String) -> Int? {
+            Array(text.utf8).withUnsafeBufferPointer { MixEncoderThreads.runningTasks(loadavg: $0) }
+        }
+        #expect(parse("0.52 0.58 0.59 3/467 12345\n") == 3)
+        #expect(parse("12.01 10.00 9.50 17/1024 99\n") == 17)
+        #expect(parse("0.52 0.58") == nil)
+        #expect(parse("0.52 0.58 0.59 x/467 1") == nil)
+        #expect(parse("") == nil)
+    }
+
+    @Test func twoThreadsOnlyOnAnIdleMachine() {
+        #expect(MixEncoderThreads.initial { _ in 1 } == (MixEncoderThreads.processorCount() >= 2 ? 2 : 1))
+        #expect(MixEncoderThreads.initial { _ in 6 } == 1)
+        #expect(MixEncoderThreads.initial { _ in nil } == 1)
+    }
+
+    @Test func dropsToOneThreadAfterTwoBusyChecks() {
+        var watch = MixEncoderThreads { _ in 9 }
+        let drops = (1...90).filter { _ in watch.shouldDropToOneThread() }
+        #expect(drops == [60])
+        var quiet = MixEncoderThreads { _ in 2 }
+        #expect((1...300).allSatisfy { _ in !quiet.shouldDropToOneThread() })
+    }
+
+    /// Other work appearing mid-mix: the encoder is replaced by a one-thread encoder that
+    /// starts with a keyframe, and the file decodes through the switch.
+    @Test func theStreamStaysDecodableAcrossTheSwitch() throws {
+        let dir = try TemporaryDirectory("mix-threads")
+        let inputs = try (0..<2).map { try dir.clip("in\($0).y4m", index: $0, frames: 64, width: 160, height: 90) }
+        let output = dir.file("out.ivf")
+        var options = MixOptions(width: 320, height: 90, codec: .vp8, bitrateKbps: 400)
+        options.runningTasksProbe = { samples in samples > 1 ? 1 : 9 }
+        let report = try MixJob.run(inputs: inputs, output: output, options: options)
+        guard MixEncoderThreads.processorCount() >= 2 else { return }
+        #expect(report.pipeline.encoderThreads == 2)
+        #expect(report.pipeline.droppedToOneThreadAtFrame == 60)
+        #expect(report.keyframes == 2)
+        // Every frame written decodes, in order (rate control may skip a frame after the new keyframe).
+        let frames = try TemporaryDirectory.frames(of: output)
+        #expect(frames.count == report.framesWritten && report.framesWritten + report.framesDropped == 64)
+        let counters = frames.map { TestPatternSource.readFrameCounter(from: $0, in: PixelRect(width: 160, height: 90)) }
+        #expect(Array(counters.prefix(61)) == (0...60).map { Optional($0) })
+        #expect(counters.compactMap { $0 } == counters.compactMap { $0 }.sorted() && counters.last == 63)
+    }
+
+    @Test func explicitThreadsAreKept() throws {
+        let dir = try TemporaryDirectory("mix-threads2")
+        let inputs = try (0..<2).map { try dir.clip("in\($0).y4m", index: $0, frames: 40, width: 160, height: 90) }
+        var options = MixOptions(width: 320, height: 90, codec: .vp8, threads: 2)
+        options.runningTasksProbe = { _ in 9 }
+        let report = try MixJob.run(inputs: inputs, output: nil, options: options)
+        #expect(report.pipeline.encoderThreads == 2 && report.pipeline.droppedToOneThreadAtFrame == nil)
     }
 }

@@ -1,0 +1,106 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How many threads a mix gives its encoder when left to choose, and when it takes one away.
+///
+/// libvpx's VP8 threads wait for each other by spinning (a pause and `sched_yield` per
+/// try). On free cores two threads encode about 20 % faster than one; once anything else
+/// wants those cores (other jobs, a build) each spinning thread burns its time slices
+/// waiting for a thread that is not running, and the same mix takes ten times as long
+/// (measured on the two-core test machine: 62 s against 5.6 s for one thread). So two
+/// threads are used only while this machine has nothing else running: checked before the
+/// encoder is made, and every ``checkInterval`` frames while it encodes; the first time
+/// other work is seen twice running, the encoder drops to one thread for good.
+struct MixEncoderThreads {
+    /// Frames between checks for other work while encoding with two threads.
+    static let checkInterval = 30
+    /// Threads of this process that may be running when a check is made between frames:
+    /// the encoding thread itself, libvpx's loop-filter thread finishing the last frame,
+    /// and the reading-and-compositing thread.
+    static let ownThreadsAtCheck = 3
+
+    /// Counts tasks running machine-wide over some looks (replaced in tests).
+    typealias Probe = @Sendable (_ samples: Int) -> Int?
+
+    private let probe: Probe
+    private var framesSinceCheck = 0
+    private var busyChecks = 0
+
+    /// A watch that reads the running tasks with `probe`.
+    init(probe: @escaping Probe = { runningTasks(samples: $0) }) {
+        self.probe = probe
+    }
+
+    /// Threads to start with: 2 when this machine has two or more cores and `probe` sees
+    /// nothing else running, else 1.
+    static func initial(probe: Probe = { runningTasks(samples: $0) }) -> Int {
+        guard processorCount() >= 2, let running = probe(5) else { return 1 }
+        // This thread is the only one of ours running now.
+        return running - 1 <= 0 ? 2 : 1
+    }
+
+    /// Whether to drop to one thread now: call after every frame encoded with two threads.
+    /// Says yes once at most.
+    mutating func shouldDropToOneThread() -> Bool {
+        guard busyChecks < 2 else { return false }
+        framesSinceCheck += 1
+        guard framesSinceCheck >= Self.checkInterval else { return false }
+        framesSinceCheck = 0
+        guard let running = probe(1) else { return false }
+        busyChecks = running > Self.ownThreadsAtCheck ? busyChecks + 1 : 0
+        return busyChecks >= 2
+    }
+
+    /// Online processors.
+    static func processorCount() -> Int {
+        Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+    }
+
+    /// The fewest tasks running machine-wide over `samples` looks 2 ms apart (the kernel's
+    /// `nr_running`, the fourth field of /proc/loadavg), or nil where that is not available.
+    static func runningTasks(samples: Int) -> Int? {
+        var fewest: Int?
+        for i in 0..<samples {
+            if i > 0 { usleep(2_000) }
+            guard let running = readRunningTasks() else { return nil }
+            fewest = min(fewest ?? running, running)
+        }
+        return fewest
+    }
+
+    private static func readRunningTasks() -> Int? {
+        #if os(Linux)
+        let fd = open("/proc/loadavg", O_RDONLY)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { buffer -> Int? in
+            let n = read(fd, buffer.baseAddress, buffer.count)
+            guard n > 0 else { return nil }
+            return runningTasks(loadavg: UnsafeBufferPointer(rebasing: buffer[..<n]))
+        }
+        #else
+        return nil
+        #endif
+    }
+
+    /// The running-task count in the text of /proc/loadavg ("0.52 0.58 0.59 3/467 12345"):
+    /// the number after the third space; nil when there is none.
+    static func runningTasks(loadavg text: UnsafeBufferPointer<UInt8>) -> Int? {
+        var spaces = 0
+        var value = 0
+        var digits = 0
+        for byte in text {
+            if spaces == 3 {
+                guard byte >= 0x30 && byte <= 0x39 else { break }
+                value = value * 10 + Int(byte - 0x30)
+                digits += 1
+            } else if byte == UInt8(ascii: " ") {
+                spaces += 1
+            }
+        }
+        return digits > 0 && digits < 10 ? value : nil
+    }
+}
