@@ -3,16 +3,26 @@
 # inputs, on this machine: four 640×360 test clips (10 s, 30 fps) into a 2×2 grid 1280×720,
 # encoded with libvpx VP8 realtime cpu-used 8 at 1.5 Mbps, and the same without encoding
 # (reading + compositing only). Prints markdown rows: frames per second (300 frames / the
-# hyperfine median) and confer's speed as a multiple of each peer's (hyperfine, 1 warm-up
-# then RUNS runs each, default 5). The machine's load average is printed with each row:
-# other work on the cores skews every figure, so compare ratios from one run only.
+# hyperfine median of RUNS runs after one warm-up, default 5) and confer's speed as a
+# multiple of each peer's, with the load average after the row: other work on the cores
+# skews every figure (libvpx's threads spin while they wait for each other, so a busy
+# machine slows two-thread encoders several times over), so compare ratios from one run only.
 #
-#   Benchmarks/peers/mix.sh
+#   Benchmarks/peers/mix.sh          # as the machine is
+#   RT=1 Benchmarks/peers/mix.sh     # every command at real-time priority (root): on a shared
+#                                    # machine, close to what an idle one would show
+# Rows: "2x2-vp8" FFmpeg and GStreamer as PEERS.md runs them (two libvpx threads), confer by
+# default (two encoder threads on an idle machine, one otherwise) and, as the variant, with
+# --threads 2; "2x2-vp8-1-thread" everyone on one encoder thread, the variant without the
+# pipeline; "2x2-raw" reading and compositing only: FFmpeg -f null, GStreamer fakesink, confer
+# --discard (writes nothing), the variant writing raw .y4m to /dev/shm.
 # Needs: ffmpeg, gst-launch-1.0 (plugins base/good/bad, libav), hyperfine, python3.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 work=${WORK:-/tmp/confer-peers/mix}
 runs=${RUNS:-5}
+priority=""
+[ "${RT:-0}" = 1 ] && priority="chrt -r 10"
 mkdir -p "$work"
 cd "$root"
 swift build -c release --product confer >&2
@@ -35,7 +45,7 @@ run() { # name ffmpeg-command gstreamer-command confer-command [confer-variant-c
   local name=$1
   local extra=()
   [ $# -ge 5 ] && extra=(-n confer2 "$5")
-  hyperfine -N --warmup 1 --runs "$runs" --export-json "$work/$name.json" \
+  $priority hyperfine -N --warmup 1 --runs "$runs" --export-json "$work/$name.json" \
     -n ffmpeg "$2" -n gstreamer "$3" -n confer "$4" "${extra[@]}" >&2
   python3 - "$work/$name.json" "$name" "$frames" "$(cut -d' ' -f1-3 /proc/loadavg)" <<'PY'
 import json, sys
@@ -50,21 +60,16 @@ PY
 
 echo "| work (fps) | FFmpeg | GStreamer | confer | confer / FFmpeg | confer / GStreamer | confer variant (/ FFmpeg) | load avg after |"
 echo "|---|---|---|---|---|---|---|---|"
-# FFmpeg and GStreamer as PEERS.md runs them (two libvpx threads); confer with its default
-# of one encoder thread beside its reading-and-compositing thread, and (variant) with two.
 run "2x2-vp8" \
   "ffmpeg -v error -y $ff_in -filter_complex $xstack -map [v] -c:v libvpx -deadline realtime -cpu-used 8 -b:v 1.5M $work/ff.ivf" \
   "gst-launch-1.0 -q $gst_grid ! vp8enc deadline=1 cpu-used=8 target-bitrate=1500000 end-usage=cbr threads=2 lag-in-frames=0 ! avmux_ivf ! filesink location=$work/gst.ivf $gst_sources" \
   "$confer mix $inputs -o $work/cf.ivf --codec vp8 --bitrate 1500 -q" \
   "$confer mix $inputs -o $work/cf.ivf --codec vp8 --bitrate 1500 --threads 2 -q"
-# Everyone on one encoder thread.
 run "2x2-vp8-1-thread" \
   "ffmpeg -v error -y $ff_in -filter_complex $xstack -map [v] -c:v libvpx -deadline realtime -cpu-used 8 -b:v 1.5M -threads 1 $work/ff.ivf" \
   "gst-launch-1.0 -q $gst_grid ! vp8enc deadline=1 cpu-used=8 target-bitrate=1500000 end-usage=cbr threads=1 lag-in-frames=0 ! avmux_ivf ! filesink location=$work/gst.ivf $gst_sources" \
   "$confer mix $inputs -o $work/cf.ivf --codec vp8 --bitrate 1500 --threads 1 -q" \
   "$confer mix $inputs -o $work/cf.ivf --codec vp8 --bitrate 1500 --threads 1 --no-pipeline -q"
-# Reading and compositing only: FFmpeg and GStreamer hand the canvas to a null sink, confer
-# composes and writes nothing (--discard; one thread, as there is nothing to overlap with).
 run "2x2-raw" \
   "ffmpeg -v error -y $ff_in -filter_complex $xstack -map [v] -f null -" \
   "gst-launch-1.0 -q $gst_grid ! fakesink $gst_sources" \
