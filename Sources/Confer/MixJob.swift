@@ -38,6 +38,8 @@ public struct MixOptions: Sendable {
     public var queueDepth: Int
     /// How automatic thread choice counts running tasks (tests replace it).
     var runningTasksProbe: MixEncoderThreads.Probe = { MixEncoderThreads.runningTasks(samples: $0) }
+    /// Whether automatic thread choice sees a real-time scheduling policy (tests replace it).
+    var realTimeProbe: @Sendable () -> Bool = { MixEncoderThreads.isRealTime() }
 
     /// Defaults: a 1280×720 grid at 30 fps, the output's natural codec at an automatic
     /// bitrate, automatic encoder threads, speed 8, pipelined with three frames in flight.

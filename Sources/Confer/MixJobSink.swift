@@ -61,12 +61,12 @@ final class MixSink {
         if codec == .opus { throw JobError("opus is an audio codec; mix video as vp8, vp9 or h264") }
         self.codec = codec
         let automatic = options.threads == nil && codec != nil
-        initialThreads = options.threads ?? (codec == nil ? 1 : MixEncoderThreads.initial(probe: options.runningTasksProbe))
+        initialThreads = options.threads ?? (codec == nil ? 1 : MixEncoderThreads.initial(probe: options.runningTasksProbe, realTime: options.realTimeProbe()))
         let settings = VideoEncoderSettings(width: options.width, height: options.height, frameRate: options.frameRate,
                                             bitrate: bitrate, threads: initialThreads, speed: options.speed,
                                             errorResilient: true, keyframeInterval: options.keyframeInterval)
         self.settings = settings
-        threadWatch = automatic && initialThreads > 1 ? MixEncoderThreads(probe: options.runningTasksProbe) : nil
+        threadWatch = automatic && initialThreads > 1 ? MixEncoderThreads(probe: options.runningTasksProbe, realTime: options.realTimeProbe()) : nil
         encoder = try codec.map { try AnyVideoEncoder(codec: $0, settings: settings) }
         encoded = EncodedFrame(codec: codec ?? .vp8)
         encoded.data.reserveCapacity(bitrate / 8)

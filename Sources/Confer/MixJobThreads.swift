@@ -13,7 +13,9 @@ import Darwin
 /// (measured on the two-core test machine: 62 s against 5.6 s for one thread). So two
 /// threads are used only while this machine has nothing else running: checked before the
 /// encoder is made, and every ``checkInterval`` frames while it encodes; the first time
-/// other work is seen twice running, the encoder drops to one thread for good.
+/// other work is seen twice running, the encoder drops to one thread for good. A process
+/// running under a real-time scheduling policy is not kept waiting by ordinary work, so
+/// there two threads are always used.
 struct MixEncoderThreads {
     /// Frames between checks for other work while encoding with two threads.
     static let checkInterval = 30
@@ -29,23 +31,40 @@ struct MixEncoderThreads {
     private var framesSinceCheck = 0
     private var busyChecks = 0
 
-    /// A watch that reads the running tasks with `probe`.
-    init(probe: @escaping Probe = { runningTasks(samples: $0) }) {
+    private let realTime: Bool
+
+    /// A watch that reads the running tasks with `probe`; it never drops a thread when
+    /// `realTime` (the process runs under a real-time policy).
+    init(probe: @escaping Probe = { runningTasks(samples: $0) }, realTime: Bool = isRealTime()) {
         self.probe = probe
+        self.realTime = realTime
     }
 
-    /// Threads to start with: 2 when this machine has two or more cores and `probe` sees
-    /// nothing else running, else 1.
-    static func initial(probe: Probe = { runningTasks(samples: $0) }) -> Int {
-        guard processorCount() >= 2, let running = probe(5) else { return 1 }
+    /// Threads to start with: 2 when this machine has two or more cores and either `probe`
+    /// sees nothing else running or the process runs under a real-time policy; else 1.
+    static func initial(probe: Probe = { runningTasks(samples: $0) }, realTime: Bool = isRealTime()) -> Int {
+        guard processorCount() >= 2 else { return 1 }
+        if realTime { return 2 }
+        guard let running = probe(5) else { return 1 }
         // This thread is the only one of ours running now.
         return running - 1 <= 0 ? 2 : 1
+    }
+
+    /// Whether this thread runs under a real-time scheduling policy (FIFO or round-robin),
+    /// which ordinary tasks cannot preempt.
+    static func isRealTime() -> Bool {
+        #if os(Linux)
+        let policy = sched_getscheduler(0)
+        return policy == SCHED_FIFO || policy == SCHED_RR
+        #else
+        return false
+        #endif
     }
 
     /// Whether to drop to one thread now: call after every frame encoded with two threads.
     /// Says yes once at most.
     mutating func shouldDropToOneThread() -> Bool {
-        guard busyChecks < 2 else { return false }
+        guard !realTime, busyChecks < 2 else { return false }
         framesSinceCheck += 1
         guard framesSinceCheck >= Self.checkInterval else { return false }
         framesSinceCheck = 0

@@ -333,18 +333,22 @@ func quadrants(width: Int, height: Int) -> [PixelRect] {
         #expect(parse("") == nil)
     }
 
-    @Test func twoThreadsOnlyOnAnIdleMachine() {
-        #expect(MixEncoderThreads.initial { _ in 1 } == (MixEncoderThreads.processorCount() >= 2 ? 2 : 1))
-        #expect(MixEncoderThreads.initial { _ in 6 } == 1)
-        #expect(MixEncoderThreads.initial { _ in nil } == 1)
+    @Test func twoThreadsOnlyOnAnIdleMachineOrInRealTime() {
+        let two = MixEncoderThreads.processorCount() >= 2 ? 2 : 1
+        #expect(MixEncoderThreads.initial(probe: { _ in 1 }, realTime: false) == two)
+        #expect(MixEncoderThreads.initial(probe: { _ in 6 }, realTime: false) == 1)
+        #expect(MixEncoderThreads.initial(probe: { _ in nil }, realTime: false) == 1)
+        #expect(MixEncoderThreads.initial(probe: { _ in 6 }, realTime: true) == two)
     }
 
     @Test func dropsToOneThreadAfterTwoBusyChecks() {
-        var watch = MixEncoderThreads { _ in 9 }
+        var watch = MixEncoderThreads(probe: { _ in 9 }, realTime: false)
         let drops = (1...90).filter { _ in watch.shouldDropToOneThread() }
         #expect(drops == [60])
-        var quiet = MixEncoderThreads { _ in 2 }
+        var quiet = MixEncoderThreads(probe: { _ in 2 }, realTime: false)
         #expect((1...300).allSatisfy { _ in !quiet.shouldDropToOneThread() })
+        var realTime = MixEncoderThreads(probe: { _ in 9 }, realTime: true)
+        #expect((1...300).allSatisfy { _ in !realTime.shouldDropToOneThread() })
     }
 
     /// Other work appearing mid-mix: the encoder is replaced by a one-thread encoder that
@@ -355,6 +359,7 @@ func quadrants(width: Int, height: Int) -> [PixelRect] {
         let output = dir.file("out.ivf")
         var options = MixOptions(width: 320, height: 90, codec: .vp8, bitrateKbps: 400)
         options.runningTasksProbe = { samples in samples > 1 ? 1 : 9 }
+        options.realTimeProbe = { false }
         let report = try MixJob.run(inputs: inputs, output: output, options: options)
         guard MixEncoderThreads.processorCount() >= 2 else { return }
         #expect(report.pipeline.encoderThreads == 2)
