@@ -7,7 +7,7 @@ import Darwin
 /// How many threads a mix gives its encoder when left to choose, and when it takes one away.
 ///
 /// libvpx's VP8 threads wait for each other by spinning (a pause and `sched_yield` per
-/// try). On free cores two threads encode about 20 % faster than one; once anything else
+/// try). On free cores two threads mix 25–45 % faster than one (measured); once anything else
 /// wants those cores (other jobs, a build) each spinning thread burns its time slices
 /// waiting for a thread that is not running, and the same mix takes ten times as long
 /// (measured on the two-core test machine: 62 s against 5.6 s for one thread). So two
@@ -28,10 +28,9 @@ struct MixEncoderThreads {
     typealias Probe = @Sendable (_ samples: Int) -> Int?
 
     private let probe: Probe
+    private let realTime: Bool
     private var framesSinceCheck = 0
     private var busyChecks = 0
-
-    private let realTime: Bool
 
     /// A watch that reads the running tasks with `probe`; it never drops a thread when
     /// `realTime` (the process runs under a real-time policy).
