@@ -7,7 +7,7 @@ import ConferMixer
 ///
 /// The file written is the shared mix, what a listener who is not a participant hears
 /// (an observer, a recording). An input that has ended contributes silence; the mix ends
-/// when every input has.
+/// when every input has, or at the mix's duration.
 final class MixAudio {
     private var mixer: AudioMixer<ParticipantID>
     private let readers: [AudioFileReader]
@@ -24,7 +24,11 @@ final class MixAudio {
     private var speakerChanges = 0
     private var speakingSteps: [Int]
 
-    init(inputs: [String], output: String?, participants: [ParticipantID]) throws {
+    /// The most steps to mix (the mix's duration), or nil to mix until every input ends.
+    private let maxSteps: Int?
+
+    init(inputs: [String], output: String?, participants: [ParticipantID], maxDuration: Double?) throws {
+        maxSteps = maxDuration.map { max(0, Int(($0 / AudioMixer<ParticipantID>.stepDuration.seconds).rounded())) }
         let readers = try inputs.map { try AudioFileReader(path: $0) }
         let channels = readers.map(\.channels).max() ?? 1
         mixer = AudioMixer(configuration: AudioMixerConfiguration(
@@ -56,6 +60,7 @@ final class MixAudio {
     }
 
     private func mixStep(compositor: inout VideoCompositor) throws {
+        if let maxSteps, steps >= maxSteps { finished = true; return }
         var anyRead = false
         for i in readers.indices where !ended[i] {
             if try readers[i].read(into: &buffers[i], frameCount: AudioMixer<ParticipantID>.stepFrames) {

@@ -49,7 +49,8 @@ final class MixComposer {
         compositor = VideoCompositor(configuration: configuration, layoutKind: options.layout.kind(participants: participants))
         for participant in participants { compositor.add(participant: participant) }
         if !options.audioInputs.isEmpty {
-            audio = try MixAudio(inputs: options.audioInputs, output: options.audioOutput, participants: participants)
+            audio = try MixAudio(inputs: options.audioInputs, output: options.audioOutput, participants: participants,
+                                 maxDuration: options.maxDuration)
         }
     }
 

@@ -218,6 +218,7 @@ func quadrants(width: Int, height: Int) -> [PixelRect] {
                                     options: MixOptions(layout: .speaker, width: 640, height: 360,
                                                         audioInputs: try twoTurns(dir)))
         #expect(report.audio?.output == nil)
+        #expect(report.audio.map { abs($0.seconds - 3) < 0.011 } == true)
         let frames = try TemporaryDirectory.frames(of: output)
         // Where the speaker's picture lands: its slot, letterboxed to the picture's shape.
         let main = { (speaker: ParticipantID) in
@@ -266,6 +267,18 @@ func quadrants(width: Int, height: Int) -> [PixelRect] {
         let second = AudioAnalysis.goertzelPower(samples, frequency: ToneSource.frequency(forIndex: 1))
         let elsewhere = AudioAnalysis.goertzelPower(samples, frequency: 1_000)
         #expect(first > 100 * elsewhere && second > 100 * elsewhere, "\(first) \(second) \(elsewhere)")
+    }
+
+    @Test func durationCapsVideoAndAudio() throws {
+        let dir = try TemporaryDirectory("mix-duration")
+        let videos = try (0..<2).map { try dir.clip("in\($0).y4m", index: $0, frames: 30) }
+        let mixPath = dir.file("mix.wav")
+        let report = try MixJob.run(inputs: videos, output: nil,
+                                    options: MixOptions(width: 640, height: 180, maxDuration: 0.5,
+                                                        audioInputs: try twoTurns(dir), audioOutput: mixPath))
+        #expect(report.framesComposed == 15)
+        #expect(report.audio.map { abs($0.seconds - 0.5) < 0.011 } == true)
+        #expect(try AudioFileReader(path: mixPath).frameCount == 24_000)
     }
 
     @Test func jobRejectsMismatchedAudioAndBadSizes() throws {
