@@ -1,4 +1,5 @@
 import Foundation
+import Dispatch
 import Testing
 @testable import ConferCLI
 @testable import Confer
@@ -393,5 +394,55 @@ func quadrants(width: Int, height: Int) -> [PixelRect] {
         options.runningTasksProbe = { _ in 9 }
         let report = try MixJob.run(inputs: inputs, output: nil, options: options)
         #expect(report.pipeline.encoderThreads == 2 && report.pipeline.droppedToOneThreadAtFrame == nil)
+    }
+}
+
+@Suite struct MixHandoffTests {
+    struct Failure: Error {}
+
+    /// A result box the producer thread fills before signalling; read only after the wait.
+    final class Outcome: @unchecked Sendable {
+        // Sendable: written by one thread before `done.signal()`, read after `done.wait()`.
+        var accepted: [Bool] = []
+        let done = DispatchSemaphore(value: 0)
+    }
+
+    @Test func deliversEveryItemInOrderThroughASmallRing() throws {
+        let handoff = MixHandoff<Int>(capacity: 2)
+        let outcome = Outcome()
+        DispatchQueue.global().async {
+            for i in 0..<500 { outcome.accepted.append(handoff.put(i)) }
+            handoff.finish()
+            outcome.done.signal()
+        }
+        var received: [Int] = []
+        while let item = try handoff.take() { received.append(item) }
+        outcome.done.wait()
+        #expect(received == Array(0..<500))
+        #expect(outcome.accepted.allSatisfy { $0 })
+        #expect(try handoff.take() == nil)
+    }
+
+    @Test func theProducersErrorArrivesAfterItsItems() throws {
+        let handoff = MixHandoff<Int>(capacity: 4)
+        #expect(handoff.put(1) && handoff.put(2))
+        handoff.finish(throwing: Failure())
+        #expect(try handoff.take() == 1)
+        #expect(try handoff.take() == 2)
+        #expect(throws: Failure.self) { try handoff.take() }
+    }
+
+    @Test func cancelStopsABlockedProducer() {
+        let handoff = MixHandoff<Int>(capacity: 1)
+        let outcome = Outcome()
+        DispatchQueue.global().async {
+            // The second put waits for a slot the consumer never frees; cancel ends the wait.
+            for i in 0..<3 { outcome.accepted.append(handoff.put(i)) }
+            outcome.done.signal()
+        }
+        handoff.cancel()
+        outcome.done.wait()
+        #expect(outcome.accepted.count == 3)
+        #expect(outcome.accepted.dropFirst().allSatisfy { !$0 })
     }
 }
