@@ -71,6 +71,7 @@ public enum MixLayout: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The name or path the layout was given as.
     public var description: String {
         switch self {
         case .grid: "grid"
