@@ -10,12 +10,13 @@ import Darwin
 /// try). On free cores two threads mix 25–45 % faster than one (measured); once anything else
 /// wants those cores (other jobs, a build) each spinning thread burns its time slices
 /// waiting for a thread that is not running, and the same mix takes ten times as long
-/// (measured on the two-core test machine: 62 s against 5.6 s for one thread). So two
-/// threads are used only while this machine has nothing else running: checked before the
-/// encoder is made, and every ``checkInterval`` frames while it encodes; the first time
-/// other work is seen twice running, the encoder drops to one thread for good. A process
-/// running under a real-time scheduling policy is not kept waiting by ordinary work, so
-/// there two threads are always used.
+/// (measured on the two-core test machine at a load of 8–15: 62 s against 5.6 s for one
+/// thread; at a load of 2, with one other task busy, two threads were still 11 % faster).
+/// So two threads are used only while other work leaves at least one core free: checked
+/// before the encoder is made, and every ``checkInterval`` frames while it encodes; the
+/// first time other work is seen twice in a row filling the cores, the encoder drops to one
+/// thread for good. A process running under a real-time scheduling policy is not kept
+/// waiting by ordinary work, so there two threads are always used.
 struct MixEncoderThreads {
     /// Frames between checks for other work while encoding with two threads.
     static let checkInterval = 30
@@ -29,24 +30,29 @@ struct MixEncoderThreads {
 
     private let probe: Probe
     private let realTime: Bool
+    private let cores: Int
     private var framesSinceCheck = 0
     private var busyChecks = 0
 
-    /// A watch that reads the running tasks with `probe`; it never drops a thread when
-    /// `realTime` (the process runs under a real-time policy).
-    init(probe: @escaping Probe = { runningTasks(samples: $0) }, realTime: Bool = isRealTime()) {
+    /// A watch on a machine of `cores` cores that reads the running tasks with `probe`; it
+    /// never drops a thread when `realTime` (the process runs under a real-time policy).
+    init(probe: @escaping Probe = { runningTasks(samples: $0) }, realTime: Bool = isRealTime(),
+         cores: Int = processorCount()) {
         self.probe = probe
         self.realTime = realTime
+        self.cores = cores
     }
 
-    /// Threads to start with: 2 when this machine has two or more cores and either `probe`
-    /// sees nothing else running or the process runs under a real-time policy; else 1.
-    static func initial(probe: Probe = { runningTasks(samples: $0) }, realTime: Bool = isRealTime()) -> Int {
-        guard processorCount() >= 2 else { return 1 }
+    /// Threads to start with on a machine of `cores` cores: 2 when it has two or more and
+    /// either the tasks `probe` sees running besides this one leave a core free, or the
+    /// process runs under a real-time policy; else 1.
+    static func initial(probe: Probe = { runningTasks(samples: $0) }, realTime: Bool = isRealTime(),
+                        cores: Int = processorCount()) -> Int {
+        guard cores >= 2 else { return 1 }
         if realTime { return 2 }
         guard let running = probe(5) else { return 1 }
         // This thread is the only one of ours running now.
-        return running - 1 <= 0 ? 2 : 1
+        return running - 1 < cores ? 2 : 1
     }
 
     /// Whether this thread runs under a real-time scheduling policy (FIFO or round-robin),
@@ -68,7 +74,7 @@ struct MixEncoderThreads {
         guard framesSinceCheck >= Self.checkInterval else { return false }
         framesSinceCheck = 0
         guard let running = probe(1) else { return false }
-        busyChecks = running > Self.ownThreadsAtCheck ? busyChecks + 1 : 0
+        busyChecks = running - Self.ownThreadsAtCheck >= cores ? busyChecks + 1 : 0
         return busyChecks >= 2
     }
 

@@ -347,22 +347,30 @@ func quadrants(width: Int, height: Int) -> [PixelRect] {
         #expect(parse("") == nil)
     }
 
-    @Test func twoThreadsOnlyOnAnIdleMachineOrInRealTime() {
-        let two = MixEncoderThreads.processorCount() >= 2 ? 2 : 1
-        #expect(MixEncoderThreads.initial(probe: { _ in 1 }, realTime: false) == two)
-        #expect(MixEncoderThreads.initial(probe: { _ in 6 }, realTime: false) == 1)
-        #expect(MixEncoderThreads.initial(probe: { _ in nil }, realTime: false) == 1)
-        #expect(MixEncoderThreads.initial(probe: { _ in 6 }, realTime: true) == two)
+    @Test func twoThreadsWhileACoreIsFreeOrInRealTime() {
+        func initial(running: Int?, realTime: Bool = false, cores: Int = 2) -> Int {
+            MixEncoderThreads.initial(probe: { _ in running }, realTime: realTime, cores: cores)
+        }
+        #expect(initial(running: 1) == 2)
+        #expect(initial(running: 2) == 2)  // one other task: a core is still free
+        #expect(initial(running: 3) == 1)
+        #expect(initial(running: 6) == 1)
+        #expect(initial(running: 3, cores: 4) == 2)
+        #expect(initial(running: nil) == 1)
+        #expect(initial(running: 6, realTime: true) == 2)
+        #expect(initial(running: 1, cores: 1) == 1)
     }
 
     @Test func dropsToOneThreadAfterTwoBusyChecks() {
-        var watch = MixEncoderThreads(probe: { _ in 9 }, realTime: false)
-        let drops = (1...90).filter { _ in watch.shouldDropToOneThread() }
-        #expect(drops == [60])
-        var quiet = MixEncoderThreads(probe: { _ in 2 }, realTime: false)
-        #expect((1...300).allSatisfy { _ in !quiet.shouldDropToOneThread() })
-        var realTime = MixEncoderThreads(probe: { _ in 9 }, realTime: true)
-        #expect((1...300).allSatisfy { _ in !realTime.shouldDropToOneThread() })
+        func drops(running: Int, realTime: Bool = false) -> [Int] {
+            var watch = MixEncoderThreads(probe: { _ in running }, realTime: realTime, cores: 2)
+            return (1...300).filter { _ in watch.shouldDropToOneThread() }
+        }
+        #expect(drops(running: 9) == [60])
+        #expect(drops(running: 5) == [60])  // two others besides our three: the cores are full
+        #expect(drops(running: 4).isEmpty)
+        #expect(drops(running: 2).isEmpty)
+        #expect(drops(running: 9, realTime: true).isEmpty)
     }
 
     /// Other work appearing mid-mix: the encoder is replaced by a one-thread encoder that
