@@ -11,6 +11,7 @@ struct ConferCommand: AsyncParsableCommand {
         Every command prints a human summary; add --json for machine-readable output.
         """,
         subcommands: [DemoCommand.self, TranscodeCommand.self, GenerateCommand.self, CompareCommand.self, ProbeCommand.self,
-                      NetsimCommand.self, SendCommand.self, ReceiveCommand.self]
+                      SendCommand.self, ReceiveCommand.self, NetsimCommand.self,
+                      MixCommand.self, RenderCommand.self, SnapshotCommand.self]
     )
 }

@@ -1,0 +1,118 @@
+import ConferMedia
+import ConferMixer
+
+/// The reading-and-compositing half of a mix: samples every input at the output rate,
+/// feeds the compositor the picture each input shows at that moment, advances the audio
+/// mix to the same moment and composes the canvas.
+///
+/// Input `i` is ``ParticipantID`` `i`. Output frame `k` is at `k / rate`; it shows input
+/// frame `⌊k × inputRate / rate⌋` (frames are repeated or skipped as the rates differ),
+/// stamped with that frame's own time, so an input that has ended keeps its last picture
+/// until the compositor's placeholder timeout runs out. The output ends when every input has.
+final class MixComposer {
+    private struct Source {
+        let path: String
+        let reader: VideoFileReader
+        let participant: ParticipantID
+        let frameRate: Double
+        /// Frames read so far; the next frame read has this index.
+        var framesRead = 0
+        var ended = false
+    }
+
+    private var sources: [Source]
+    private var compositor: VideoCompositor
+    private var audio: MixAudio?
+    private let frameRate: Double
+    private let maxFrames: Int
+    /// Output frames composed so far (the next frame's index).
+    private(set) var framesComposed = 0
+
+    /// Opens every input (video and audio) and the audio mix file, so that bad input fails
+    /// before any work starts.
+    init(inputs: [String], options: MixOptions) throws {
+        var sources: [Source] = []
+        for (i, path) in inputs.enumerated() {
+            let reader = try VideoFileReader(path: path)
+            guard reader.frameRate > 0 else { throw JobError("\(path) has no usable frame rate") }
+            sources.append(Source(path: path, reader: reader, participant: ParticipantID(UInt32(i)), frameRate: reader.frameRate))
+        }
+        self.sources = sources
+        frameRate = options.frameRate
+        maxFrames = options.maxDuration.map { max(0, Int(($0 * options.frameRate).rounded())) } ?? Int.max
+        let participants = sources.map(\.participant)
+        let configuration = VideoCompositor.Configuration(
+            width: options.width, height: options.height, frameRate: options.frameRate,
+            placeholderTimeout: options.placeholderTimeout,
+            // Every canvas that can be queued, one being encoded and one being composed.
+            poolCapacity: options.queueDepth + 2)
+        compositor = VideoCompositor(configuration: configuration, layoutKind: options.layout.kind(participants: participants))
+        for participant in participants { compositor.add(participant: participant) }
+        if !options.audioInputs.isEmpty {
+            audio = try MixAudio(inputs: options.audioInputs, output: options.audioOutput, participants: participants,
+                                 maxDuration: options.maxDuration)
+        }
+    }
+
+    /// Output frames the inputs will make, when their lengths are known.
+    var expectedFrameCount: Int? {
+        var longest = 0
+        for source in sources {
+            guard let count = source.reader.frameCount else { return nil }
+            longest = max(longest, Int((Double(count) * frameRate / source.frameRate).rounded(.up)))
+        }
+        return min(longest, maxFrames)
+    }
+
+    /// The next composed canvas, or nil once every input has ended (or the duration is reached).
+    func next() throws -> VideoFrame? {
+        guard framesComposed < maxFrames else { return nil }
+        let k = framesComposed
+        let time = Timestamp(microseconds: Int64((Double(k) * 1_000_000 / frameRate).rounded()))
+        var anyShowing = false
+        for i in sources.indices {
+            // The input frame on screen at `time`; the tiny bias keeps 30 / 30 × k exact.
+            let wanted = Int((Double(k) * sources[i].frameRate / frameRate + 1e-9).rounded(.down))
+            var latest: VideoFrame?
+            while !sources[i].ended && sources[i].framesRead <= wanted {
+                if let frame = try sources[i].reader.next() {
+                    latest = frame
+                    sources[i].framesRead += 1
+                } else {
+                    sources[i].ended = true
+                }
+            }
+            if let latest {
+                let index = sources[i].framesRead - 1
+                let shown = Timestamp(microseconds: Int64((Double(index) * 1_000_000 / sources[i].frameRate).rounded()))
+                compositor.update(participant: sources[i].participant, frame: latest, at: shown)
+            }
+            if sources[i].framesRead > wanted { anyShowing = true }
+        }
+        guard anyShowing else { return nil }
+        try audio?.advance(to: time, compositor: &compositor)
+        framesComposed += 1
+        return compositor.compose(at: time)
+    }
+
+    /// Mixes the audio that outlasts the video.
+    func finishAudio() throws {
+        try audio?.finish(compositor: &compositor)
+    }
+
+    var compositorStatistics: VideoCompositor.Statistics { compositor.statistics }
+
+    /// The pool canvases are drawn from.
+    var canvasPool: FramePool { compositor.pool }
+
+    var inputReports: [MixReport.Input] {
+        sources.map { source in
+            let info = source.reader.info
+            return MixReport.Input(path: source.path, format: info.format.rawValue + "/" + info.codec,
+                                   width: source.reader.width, height: source.reader.height,
+                                   frameRate: source.frameRate, framesRead: source.framesRead)
+        }
+    }
+
+    var audioReport: MixAudioReport? { audio?.report }
+}
