@@ -25,6 +25,7 @@ let package = Package(
                 .product(name: "ConferRTP", package: "Confer"),
                 .product(name: "ConferSRTP", package: "Confer"),
                 .product(name: "ConferMixer", package: "Confer"),
+                .product(name: "ConferNet", package: "Confer"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-parse-as-library"])]
         )

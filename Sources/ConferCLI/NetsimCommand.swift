@@ -1,0 +1,175 @@
+public import ArgumentParser
+import Dispatch
+import Foundation
+import ConferMedia
+public import ConferNet
+
+extension UDPAddress: ExpressibleByArgument {
+    public init?(argument: String) { self.init(parsing: argument) }
+}
+
+extension Jitter.Distribution: ExpressibleByArgument {}
+extension NetworkTrace.Ending: ExpressibleByArgument {}
+
+struct NetsimCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "netsim",
+        abstract: "Relay UDP through a simulated network: delay, jitter, loss, bursts, reordering, duplication, a bandwidth cap.",
+        discussion: """
+        Every datagram arriving on --listen goes to --forward after the simulated path; datagrams from the --forward address (RTCP feedback, say) go back to the last sender, untouched unless --both-ways. The same --seed gives the same losses for the same packets. Stops after --duration or on Ctrl-C, then prints what the network did.
+
+        A --trace file has one line per packet: a delay in milliseconds or `loss` (# starts a comment).
+
+        Examples:
+          confer netsim --listen 127.0.0.1:6000 --forward 127.0.0.1:5004 \\
+              --loss 5 --delay 40 --jitter 10
+          confer netsim --listen 0.0.0.0:6000 --forward 10.0.0.2:5004 \\
+              --loss 3 --burst 4 --bandwidth 1500 --queue 150
+          confer netsim --listen 127.0.0.1:6000 --forward 127.0.0.1:5004 \\
+              --trace cellular.txt
+        """)
+
+    @Option(help: ArgumentHelp("Address to receive on.", valueName: "HOST:PORT"))
+    var listen: UDPAddress
+    @Option(help: ArgumentHelp("Address to forward to.", valueName: "HOST:PORT"))
+    var forward: UDPAddress
+    @Option(help: ArgumentHelp("Random loss in percent.", valueName: "PCT"))
+    var loss: Double = 0
+    @Option(help: ArgumentHelp("Make the loss bursty: mean burst length in packets (Gilbert–Elliott), with --loss as the overall rate.", valueName: "LEN"))
+    var burst: Double?
+    @Option(help: ArgumentHelp("Mean one-way delay in milliseconds.", valueName: "MS"))
+    var delay: Double = 0
+    @Option(help: ArgumentHelp("Delay variation in milliseconds (uniform: ±MS; normal: deviation; pareto: mean excess).", valueName: "MS"))
+    var jitter: Double = 0
+    @Option(help: "Jitter distribution: uniform, normal or pareto.")
+    var jitterDistribution: Jitter.Distribution = .normal
+    @Flag(help: "Let jitter reorder packets (by default the path keeps them in order, like a real link).")
+    var jitterReorders = false
+    @Option(help: ArgumentHelp("Percentage of packets held back (by --reorder-delay) so later ones overtake them.", valueName: "PCT"))
+    var reorder: Double = 0
+    @Option(help: ArgumentHelp("How long a reordered packet is held back, in milliseconds.", valueName: "MS"))
+    var reorderDelay: Double = 20
+    @Option(help: ArgumentHelp("Percentage of packets delivered twice.", valueName: "PCT"))
+    var duplicate: Double = 0
+    @Option(help: ArgumentHelp("Bandwidth cap in kbit/s (IP+UDP overhead counted).", valueName: "KBPS"))
+    var bandwidth: Double?
+    @Option(help: ArgumentHelp("Drop-tail queue limit of the bandwidth cap, in milliseconds of data.", valueName: "MS"))
+    var queue: Double = 200
+    @Option(help: ArgumentHelp("Bytes of overhead per datagram counted against the cap (28 = IPv4 + UDP).", valueName: "BYTES"))
+    var overhead = 28
+    @Option(help: ArgumentHelp("A per-packet delay/loss trace that replaces --delay, --jitter, --loss and --burst.", valueName: "FILE"))
+    var trace: String?
+    @Option(help: "After the trace's last line: loop (start again) or model (use the other options).")
+    var traceEnd: NetworkTrace.Ending = .loop
+    @Flag(help: "Apply the same conditions to the return path (no trace) instead of passing it untouched.")
+    var bothWays = false
+    @Option(help: ArgumentHelp("Random seed.", valueName: "N"))
+    var seed: UInt64 = 1
+    @Option(help: ArgumentHelp("Stop after this many seconds (default: run until Ctrl-C).", valueName: "S"))
+    var duration: Double?
+    @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        for (name, value) in [("--loss", loss), ("--reorder", reorder), ("--duplicate", duplicate)] where !(0...100).contains(value) {
+            throw ValidationError("\(name) is a percentage, 0…100")
+        }
+        if let burst, !(burst >= 1 && burst <= 10_000) { throw ValidationError("--burst is a mean burst length in packets, 1…10000") }
+        if burst != nil && loss >= 100 { throw ValidationError("--burst needs --loss below 100") }
+        for (name, value) in [("--delay", delay), ("--jitter", jitter), ("--reorder-delay", reorderDelay), ("--queue", queue)]
+            where !(0...60_000).contains(value) {
+            throw ValidationError("\(name) is in milliseconds, 0…60000")
+        }
+        if let bandwidth, !(bandwidth >= 1 && bandwidth <= 100_000_000) { throw ValidationError("--bandwidth is in kbit/s, 1…100000000") }
+        if !(0...1000).contains(overhead) { throw ValidationError("--overhead is in bytes, 0…1000") }
+        if let duration, !(duration > 0 && duration <= 86_400 * 365) { throw ValidationError("--duration must be positive (seconds)") }
+    }
+
+    /// The forward path the options describe.
+    var conditions: NetworkConditions {
+        NetworkConditions(
+            delay: milliseconds(delay), jitter: Jitter(jitterDistribution, milliseconds(jitter)),
+            preservesOrder: !jitterReorders,
+            loss: burst == nil ? loss / 100 : 0,
+            burstLoss: burst.map { GilbertElliott(meanBurstLength: $0, lossRate: loss / 100) },
+            reorder: reorder / 100, reorderDelay: milliseconds(reorderDelay), duplicate: duplicate / 100,
+            bandwidth: bandwidth.map { Int(($0 * 1000).rounded()) }, queueLimit: .duration(milliseconds(queue)),
+            overheadBytes: overhead)
+    }
+
+    func run() async throws {
+        let traceFile = try trace.map { path throws(NetworkTraceError) in try NetworkTrace(contentsOfFile: path, ending: traceEnd) }
+        let conditions = self.conditions
+        let relay = UDPRelay(UDPRelayConfiguration(
+            listen: listen, destination: forward, forward: conditions, backward: bothWays ? conditions : .perfect,
+            trace: traceFile, seed: seed, duration: duration.map { TimeDelta.seconds($0) }))
+
+        let quiet = output.quiet
+        let listen = self.listen, forward = self.forward
+        let (snapshots, snapshotSink) = AsyncStream.makeStream(of: UDPRelayStatistics.self, bufferingPolicy: .bufferingNewest(1))
+        let running = Task {
+            defer { snapshotSink.finish() }
+            return try await relay.run(onReady: { port in
+                if !quiet { printError("netsim: relaying \(listen.host):\(port) → \(forward)  (Ctrl-C to stop)") }
+            })
+        }
+        // Ctrl-C ends the relay cleanly so the statistics still print.
+        signal(SIGINT, SIG_IGN)
+        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        interrupt.setEventHandler { running.cancel() }
+        interrupt.resume()
+        defer { interrupt.cancel() }
+
+        let ticker = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                snapshotSink.yield(relay.statistics)
+            }
+        }
+        // The loop ends as soon as the relay does (its task finishes the stream).
+        let progress = output.progress("netsim")
+        for await stats in snapshots {
+            progress.update(stats.forward.packetsSent, of: nil,
+                            unit: "packets in, \(stats.forward.packetsDelivered) out, \(fixed(stats.forward.lossRate * 100, 1))% lost")
+        }
+        ticker.cancel()
+        progress.finish()
+        let stats = try await running.value
+        try output.emit(NetsimReport(listen: listen.description, forward: forward.description, seed: seed,
+                                     conditions: conditions, trace: trace, statistics: stats))
+    }
+}
+
+/// `ms` milliseconds, to the microsecond.
+private func milliseconds(_ ms: Double) -> TimeDelta { .seconds(ms / 1000) }
+
+/// What `confer netsim` prints at the end: the setup and what each direction's network did.
+struct NetsimReport: CommandReport {
+    var listen: String
+    var forward: String
+    var seed: UInt64
+    var conditions: NetworkConditions
+    var trace: String?
+    var statistics: UDPRelayStatistics
+
+    var humanSummary: [String] {
+        var lines = ["netsim \(listen) → \(forward) for \(fixed(statistics.elapsed.seconds, 1)) s, seed \(seed)"
+                     + (trace.map { ", trace \($0)" } ?? "")]
+        var rows = [["direction", "in", "out", "lost", "random", "burst", "queue", "trace", "dup", "reordered", "loss %",
+                     "queue ms (mean/max)"]]
+        for (name, s) in [("forward", statistics.forward), ("return", statistics.backward)] {
+            rows.append([name, "\(s.packetsSent)", "\(s.packetsDelivered)", "\(s.packetsLost)", "\(s.lostRandom)",
+                         "\(s.lostBurst)", "\(s.droppedQueue)", "\(s.lostTrace)", "\(s.packetsDuplicated)",
+                         "\(s.packetsReordered)", fixed(s.lossRate * 100, 2),
+                         fixed(Double(s.meanQueueingDelay.microseconds) / 1000, 1) + " / "
+                             + fixed(Double(s.maxQueueingDelay.microseconds) / 1000, 1)])
+        }
+        lines += table(rows).map { "  " + $0 }
+        lines.append("  \(formatBytes(statistics.forward.bytesDelivered)) forwarded, \(formatBytes(statistics.backward.bytesDelivered)) returned")
+        let problems = [("no sender yet", statistics.droppedNoPeer), ("over the in-flight cap", statistics.droppedOverflow),
+                        ("send errors", statistics.sendErrors)].filter { $0.1 > 0 }
+        if !problems.isEmpty {
+            lines.append("  dropped by the relay: " + problems.map { "\($0.1) \($0.0)" }.joined(separator: ", "))
+        }
+        return lines
+    }
+}
