@@ -10,7 +10,7 @@ struct ConferCommand: AsyncParsableCommand {
         Run `confer demo` to see every codec at work on built-in inputs, or `confer help SUBCOMMAND`.
         Every command prints a human summary; add --json for machine-readable output.
         """,
-        subcommands: [DemoCommand.self, TranscodeCommand.self, GenerateCommand.self, CompareCommand.self, ProbeCommand.self, NetsimCommand.self,
-                      SimulateCommand.self]
+        subcommands: [DemoCommand.self, TranscodeCommand.self, GenerateCommand.self, CompareCommand.self, ProbeCommand.self,
+                      NetsimCommand.self, SendCommand.self, ReceiveCommand.self, SimulateCommand.self]
     )
 }

@@ -1,0 +1,115 @@
+import Foundation
+import ArgumentParser
+import Confer
+import ConferMedia
+import ConferNet
+import ConferSRTP
+
+struct ReceiveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "receive",
+        abstract: "Receive one RTP (or SRTP) stream over UDP and write it to a file.",
+        discussion: """
+        .y4m and .wav (or .opus) are decoded; .ivf and .h264 store the frames as received. Reception ends after
+        --duration, after --idle-timeout seconds without a packet (once one has come), or on Ctrl-C.
+          confer receive --listen 0.0.0.0:5004 --codec vp8 -o out.y4m
+          confer receive --sdp stream.sdp -o out.wav
+        """)
+
+    @Option(help: "HOST:PORT to listen on (with --sdp, the port defaults to the SDP's).")
+    var listen: String?
+    @Option(help: "Codec expected: vp8, vp9, h264 or opus (or take it from --sdp).")
+    var codec: Codec?
+    @Option(name: .shortAndLong, help: "The output file: .y4m, .wav, .opus, .ivf or .h264.")
+    var output: String
+    @Option(help: "RTP payload type accepted (default 96 for video, 111 for Opus).")
+    var payloadType: Int?
+    @Option(help: "Stop after this many seconds.")
+    var duration: Double?
+    @Option(help: "Stop once no packet has come for this many seconds (after the first).")
+    var idleTimeout: Double = 2
+    @Option(help: "SRTP key as PROFILE:BASE64.")
+    var srtp: String?
+    @Option(help: "Read codec, payload type, port and SRTP key from this SDP file.")
+    var sdp: String?
+    @Option(help: "Frame rate written in a .y4m header.")
+    var fps: Double = 30
+    @Option(help: "Audio channels written (1 or 2).")
+    var channels: Int?
+    @OptionGroup var outputOptions: OutputOptions
+
+    func validate() throws {
+        if sdp == nil {
+            guard let listen, UDPAddress(parsing: listen) != nil else { throw ValidationError("--listen HOST:PORT is needed (or --sdp)") }
+            guard codec != nil else { throw ValidationError("--codec is needed (or --sdp)") }
+        } else if let listen, UDPAddress(parsing: listen) == nil {
+            throw ValidationError("--listen must be HOST:PORT")
+        }
+        if let payloadType, !(0...127).contains(payloadType) { throw ValidationError("--payload-type must be 0…127") }
+        if let duration, !(duration > 0) { throw ValidationError("--duration must be positive") }
+        if !(idleTimeout > 0) { throw ValidationError("--idle-timeout must be positive") }
+        if let channels, channels != 1 && channels != 2 { throw ValidationError("--channels must be 1 or 2") }
+        if !(fps > 0 && fps <= 240) { throw ValidationError("--fps must be between 0 and 240") }
+    }
+
+    func run() async throws {
+        var options: RTPReceiverOptions
+        if let sdp {
+            let text: String
+            do { text = try String(contentsOfFile: sdp, encoding: .utf8) } catch { throw ValidationError("cannot read \(sdp): \(error)") }
+            let description = try SessionDescription(parsing: text)
+            let address = listen.flatMap(UDPAddress.init(parsing:))
+            options = try RTPReceiverOptions(sessionDescription: description, output: output, host: address?.host ?? "0.0.0.0")
+            if let address { options.listen = address }
+            if let codec { options.codec = codec }
+        } else {
+            options = RTPReceiverOptions(listen: UDPAddress(parsing: listen!)!, codec: codec!, output: output)
+        }
+        if let payloadType { options.payloadType = UInt8(payloadType) }
+        if let srtp {
+            do { options.srtpKey = try SRTPMasterKey(commandLineForm: srtp) } catch { throw ValidationError("--srtp: \(error)") }
+        }
+        if let channels { options.channels = channels }
+        options.maxDuration = duration
+        options.idleTimeout = idleTimeout
+        options.frameRate = fps
+        let quiet = outputOptions.quiet
+        let chosen = options
+        // Ctrl-C ends reception the way the idle timeout does, so the file is still completed.
+        let reception = Task {
+            try await RTPReceiver.run(options: chosen) { port in
+                if !quiet { printError("receive: listening on \(UDPAddress(host: chosen.listen.host, port: port))") }
+            }
+        }
+        signal(SIGINT, SIG_IGN)
+        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        interrupt.setEventHandler { reception.cancel() }
+        interrupt.resume()
+        defer { interrupt.cancel() }
+        let report = try await reception.value
+        try outputOptions.emit(report)
+    }
+}
+
+extension RTPReceiveReport: CommandReport {
+    var humanSummary: [String] {
+        var lines = ["\(listen) → \(output): \(codec), payload type \(payloadType)" + (srtpProfile.map { ", SRTP \($0)" } ?? "")
+                     + ", ended by \(endReason) after \(fixed(wallSeconds, 2)) s"]
+        lines += table([
+            ["datagrams", "bytes", "lost", "duplicates", "out of order", "malformed", "SRTP auth", "SRTP replay", "other PT", "jitter ms"],
+            ["\(datagrams)", "\(bytes)", "\(lost)", "\(duplicates)", "\(outOfOrder)", "\(malformed + malformedPayloads)",
+             "\(srtpAuthenticationFailures)", "\(srtpReplays)", "\(wrongPayloadType)", fixed(jitterMilliseconds, 2)],
+        ]).map { "  " + $0 }
+        lines += table([
+            ["frames assembled", "incomplete", "decoded", "not decoded", "written"],
+            ["\(framesAssembled)", "\(framesIncomplete + framesMalformed)", "\(framesDecoded)", "\(framesNotDecoded)", "\(framesWritten)"],
+        ]).map { "  " + $0 }
+        if codec == "opus" {
+            lines.append("  \(samplesWritten) samples at 48 kHz (\(fixed(Double(samplesWritten) / 48_000, 2)) s), \(samplesConcealed) concealed")
+        } else if width > 0 {
+            lines.append("  \(width)x\(height)")
+        }
+        lines.append("  \(formatBytes(outputBytes)) written")
+        return lines
+    }
+}

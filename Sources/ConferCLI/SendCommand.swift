@@ -1,0 +1,83 @@
+import ArgumentParser
+import Confer
+import ConferMedia
+import ConferNet
+import ConferSRTP
+
+struct SendCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "send",
+        abstract: "Send a media file as one RTP (or SRTP) stream over UDP, in real time.",
+        discussion: """
+        .y4m and .wav are encoded with --codec; .ivf and .h264 already in that codec go out as they are; other
+        inputs are decoded and encoded again. --sdp writes the stream's SDP before the first packet, for a receiver:
+          confer send clip.y4m --codec vp8 --to 127.0.0.1:5004 --sdp stream.sdp
+          ffplay -protocol_whitelist file,udp,rtp stream.sdp
+        RTCP (sender reports, CNAME, BYE) goes to the port above the RTP port.
+        """)
+
+    @Argument(help: "The input file (.y4m, .wav, .ivf, .h264, .opus).")
+    var input: String
+    @Option(help: "Codec on the wire: vp8, vp9, h264 or opus.")
+    var codec: Codec
+    @Option(name: .customLong("to"), help: "Destination HOST:PORT for RTP.")
+    var destination: String
+    @Option(help: "RTP payload type (default 96 for video, 111 for Opus).")
+    var payloadType: Int?
+    @Option(help: "SSRC (default: random).")
+    var ssrc: UInt32?
+    @Option(help: "Largest UDP payload in bytes: RTP header, payload and SRTP tag.")
+    var mtu = 1200
+    @Option(help: "Encoder bitrate in kbit/s, when the input is encoded.")
+    var bitrate: Int?
+    @Option(help: "SRTP key as PROFILE:BASE64, such as AES_CM_128_HMAC_SHA1_80:<30 bytes of key and salt in base64>.")
+    var srtp: String?
+    @Option(help: "Write the stream's SDP to this file before sending.")
+    var sdp: String?
+    @Flag(help: "Start the file again at its end (stop with --duration or Ctrl-C).")
+    var loop = false
+    @Option(help: "Stop after this many seconds of media.")
+    var duration: Double?
+    @Flag(help: "Send no RTCP.")
+    var noRtcp = false
+    @Option(help: "Spread each video frame's packets over this many milliseconds instead of one burst.")
+    var spreadMs: Double = 0
+    @OptionGroup var outputOptions: OutputOptions
+
+    func validate() throws {
+        guard UDPAddress(parsing: destination) != nil else { throw ValidationError("--to must be HOST:PORT, such as 127.0.0.1:5004") }
+        if let payloadType, !(0...127).contains(payloadType) { throw ValidationError("--payload-type must be 0…127") }
+        if !(200...65_507).contains(mtu) { throw ValidationError("--mtu must be 200…65507") }
+        if let bitrate, !(1...100_000).contains(bitrate) { throw ValidationError("--bitrate is in kbit/s, 1…100000") }
+        if let duration, !(duration > 0) { throw ValidationError("--duration must be positive") }
+        if !(0...100).contains(spreadMs) { throw ValidationError("--spread-ms must be 0…100") }
+    }
+
+    func run() async throws {
+        let key = try srtp.map { text in
+            do { return try SRTPMasterKey(commandLineForm: text) } catch { throw ValidationError("--srtp: \(error)") }
+        }
+        let options = RTPSenderOptions(
+            codec: codec, destination: UDPAddress(parsing: destination)!, payloadType: payloadType.map { UInt8($0) }, ssrc: ssrc,
+            mtu: mtu, bitrateKbps: bitrate, srtpKey: key, sdpPath: sdp, loops: loop, maxDuration: duration,
+            sendsRTCP: !noRtcp, packetSpread: .seconds(spreadMs / 1000))
+        let progress = outputOptions.progress("send")
+        let report = try await RTPSender.run(input: input, options: options) { progress.update($0, of: nil) }
+        progress.finish()
+        try outputOptions.emit(report)
+    }
+}
+
+extension RTPSendReport: CommandReport {
+    var humanSummary: [String] {
+        var lines = ["\(input) → \(destination): \(codec), payload type \(payloadType), SSRC \(ssrc)"
+                     + (srtpProfile.map { ", SRTP \($0)" } ?? "") + (passThrough ? ", sent as stored" : "")]
+        lines += table([
+            ["frames", "keyframes", "packets", "bytes", "payload bytes", "RTCP", "media s", "wall s"],
+            ["\(frames)", "\(keyframes)", "\(packets)", "\(bytes)", "\(payloadBytes)", "\(rtcpPackets)",
+             fixed(mediaSeconds, 2), fixed(wallSeconds, 2)],
+        ]).map { "  " + $0 }
+        if let sdpPath { lines.append("  SDP: \(sdpPath)") }
+        return lines
+    }
+}
