@@ -10,6 +10,7 @@ let suite: [Target.Dependency] = [
     .product(name: "ConferCodecs", package: "Confer"),
     .product(name: "ConferRTP", package: "Confer"),
     .product(name: "ConferSRTP", package: "Confer"),
+    .product(name: "ConferNet", package: "Confer"),
 ]
 
 let package = Package(
@@ -20,7 +21,7 @@ let package = Package(
         // 1.38.1 resolves here only with the MallocInterposer trait (see ../shared/STYLE.md).
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
     ],
-    targets: ["CodecBenchmarks", "MediaBenchmarks"].map { name in
+    targets: ["CodecBenchmarks", "MediaBenchmarks", "SimulationBenchmarks"].map { name in
         .executableTarget(
             name: name,
             dependencies: suite,
