@@ -26,6 +26,7 @@ let package = Package(
                 .product(name: "ConferSRTP", package: "Confer"),
                 .product(name: "ConferMixer", package: "Confer"),
                 .product(name: "ConferNet", package: "Confer"),
+                .product(name: "ConferJitter", package: "Confer"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-parse-as-library"])]
         )
