@@ -130,11 +130,15 @@ for name, nack in (("simulate-nack", "NACK/RTX"), ("simulate-no-nack", "no NACK"
     report = json.load(open(f"{work}/{name}.json"))
     v = report["video"]
     per_frame = 1000 * v["jitterBufferDelay"] / max(v["jitterBufferEmittedCount"], 1)
+    # The simulated output repeats the last picture where none rendered, so its distinct
+    # counters are the frames rendered; freezes are the receiver's own W3C count.
+    out, distinct, garbled, _ = analyse(frames_y4m(f"{work}/{name}.y4m"))
     rows.append((f"Confer ReceivePipeline, {nack} (`confer simulate`)", "simulated, same conditions",
-                 (report["outputFrames"], v["framesRendered"], 0, v["freezeCount"]),
+                 (out, distinct, garbled, v["freezeCount"]),
                  f"{per_frame:.0f} (mean jitter-buffer delay; e2e p95 {report['endToEndDelay']['p95']:.0f})"))
 loss = [json.load(open(f"{work}/netsim-{k}.json"))["statistics"]["forward"] for k in ("gst", "receive")]
-print(f"{seconds} s of 640x360 VP8 at 800 kbit/s ({expected} frames); netsim forward loss: "
+keyframes = [json.load(open(f"{work}/send-{k}.json"))["keyframes"] for k in ("gst", "receive")]
+print(f"{seconds} s of 640x360 VP8 at 800 kbit/s ({expected} frames, {keyframes[0]} keyframes sent); netsim forward loss: "
       + ", ".join(f"{100 * s['lossRate'] if 'lossRate' in s else 100 * (s['packetsSent'] - s['packetsDelivered']) / max(s['packetsSent'], 1):.2f} %" for s in loss))
 print()
 print("| receiver | path | frames out | distinct frames rendered | garbled | freezes | added delay (ms) |")

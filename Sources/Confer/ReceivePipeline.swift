@@ -154,7 +154,12 @@ public final class ReceivePipeline {
 
     /// The next time ``poll(at:)`` has something to do, if any.
     public var nextPollTime: Timestamp? {
-        [video?.jitterBuffer.nextWakeup, nextFeedback, nextReport].compactMap { $0 }.min()
+        func earlier(_ a: Timestamp?, _ b: Timestamp?) -> Timestamp? {
+            guard let a else { return b }
+            guard let b else { return a }
+            return min(a, b)
+        }
+        return earlier(earlier(video?.jitterBuffer.nextWakeup, nextFeedback), nextReport)
     }
 
     /// Fills `frame` with the next 10 ms of audio, played at `now` (silence without audio).

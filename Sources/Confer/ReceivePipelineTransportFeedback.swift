@@ -34,8 +34,13 @@ struct ReceivePipelineTransportFeedback {
 
     /// Notes that transport-wide sequence number `sequenceNumber` arrived at `arrival`.
     mutating func packetArrived(_ sequenceNumber: UInt16, at arrival: Timestamp) {
-        let number = unwrapper.unwrap(sequenceNumber)
-        if highest != .min, number <= highest - Int64(Self.capacity) { return }   // too old to describe
+        var number = unwrapper.unwrap(sequenceNumber)
+        if highest != .min, abs(number - highest) >= Int64(Self.capacity) {
+            // A jump this far is a new sender (a restart starts at a random number): begin
+            // again rather than describe thousands of packets it never sent.
+            startOver()
+            number = unwrapper.unwrap(sequenceNumber)
+        }
         let index = Int(number & Int64(Self.capacity - 1))
         if numbers[index] == number, arrivals[index] != nil { return }   // duplicate
         numbers[index] = number
@@ -46,6 +51,16 @@ struct ReceivePipelineTransportFeedback {
         } else {
             windowStart = number
         }
+    }
+
+    private mutating func startOver() {
+        unwrapper = SequenceUnwrapper()
+        for index in numbers.indices {
+            numbers[index] = -1
+            arrivals[index] = nil
+        }
+        windowStart = nil
+        highest = .min
     }
 
     /// Whether anything arrived that no feedback has described.

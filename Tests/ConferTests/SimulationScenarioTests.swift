@@ -158,6 +158,9 @@ import ConferNet
         #expect(video.keyFramesDecoded >= 2)
         #expect(Double(video.framesRendered) >= 0.97 * 180)
         #expect(video.freezeCount <= 1)
+        // The receiver's transport-cc feedback follows the new sender's numbering.
+        #expect(report.sender.bandwidth.packetsAcknowledged > 50)
+        #expect(report.sender.bandwidth.unknownFeedback < 50)
         // The new stream's frames are matched to their input frames, so quality holds.
         #expect(report.quality.framesShown >= 170)
         #expect(report.quality.meanPSNR.y > 35)
