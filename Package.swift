@@ -80,7 +80,7 @@ let package = Package(
         .testTarget(name: "ConferCodecsTests", dependencies: ["ConferCodecs"], swiftSettings: strict),
         .testTarget(name: "ConferRTPTests", dependencies: ["ConferRTP"], swiftSettings: strict),
         .testTarget(name: "ConferSRTPTests", dependencies: ["ConferSRTP"], swiftSettings: strict),
-        .testTarget(name: "ConferJitterTests", dependencies: ["ConferJitter"], swiftSettings: strict),
+        .testTarget(name: "ConferJitterTests", dependencies: ["ConferJitter", "ConferRTP", "ConferCodecs", "ConferMedia"], swiftSettings: strict),
         .testTarget(name: "ConferCongestionTests", dependencies: ["ConferCongestion"], swiftSettings: strict),
         .testTarget(name: "ConferMixerTests", dependencies: ["ConferMixer"], swiftSettings: strict),
         .testTarget(name: "ConferRenderTests", dependencies: ["ConferRender"], swiftSettings: strict),

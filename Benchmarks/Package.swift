@@ -10,6 +10,8 @@ let suite: [Target.Dependency] = [
     .product(name: "ConferCodecs", package: "Confer"),
     .product(name: "ConferRTP", package: "Confer"),
     .product(name: "ConferSRTP", package: "Confer"),
+    .product(name: "ConferMixer", package: "Confer"),
+    .product(name: "ConferRender", package: "Confer"),
     .product(name: "ConferNet", package: "Confer"),
 ]
 
@@ -21,13 +23,19 @@ let package = Package(
         // 1.38.1 resolves here only with the MallocInterposer trait (see ../shared/STYLE.md).
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
     ],
-    targets: ["CodecBenchmarks", "MediaBenchmarks", "SimulationBenchmarks"].map { name in
+    targets: ["CodecBenchmarks", "MediaBenchmarks", "MixerBenchmarks", "RenderBenchmarks", "RTPBenchmarks", "SRTPBenchmarks",
+              "SimulationBenchmarks"].map { name in
         .executableTarget(
             name: name,
-            dependencies: suite,
+            // The SRTP suite also calls libsrtp directly, to compare Confer's wrapper with it.
+            dependencies: suite + (name == "SRTPBenchmarks" ? ["CSRTPBench"] : []),
             path: "Benchmarks/\(name)",
             swiftSettings: [.swiftLanguageMode(.v6)],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         )
-    }
+    } + [
+        // libsrtp2's headers under a module name of its own (a copy of ../CShims/CSRTP: a
+        // target's path must lie inside this package, and the name CSRTP is Confer's).
+        .systemLibrary(name: "CSRTPBench", path: "CShims/CSRTPBench", pkgConfig: "libsrtp2"),
+    ]
 )

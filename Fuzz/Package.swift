@@ -25,8 +25,8 @@ let package = Package(
                 .product(name: "ConferRTP", package: "Confer"),
                 .product(name: "ConferSRTP", package: "Confer"),
                 .product(name: "ConferMixer", package: "Confer"),
-                .product(name: "ConferNet", package: "Confer"),
                 .product(name: "ConferJitter", package: "Confer"),
+                .product(name: "ConferNet", package: "Confer"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-parse-as-library"])]
         )

@@ -4,6 +4,7 @@
 # Confer time / FFmpeg time (hyperfine, 3 runs each after 1 warm-up, medians).
 #
 #   Benchmarks/peers/transcode.sh            # 720p 10 s testsrc2 + a noisy 720p clip
+#   THREADS=1 Benchmarks/peers/transcode.sh  # only the one-thread VP8 rows
 # Needs: ffmpeg, hyperfine, python3 (Scripts/install-deps installs them).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -26,14 +27,20 @@ run() { # name ffmpeg-command confer-command
   hyperfine -N --warmup 1 --runs 3 --export-json "$work/$name.json" -n ffmpeg "$ff" -n confer "$cf" >&2
   python3 - "$work/$name.json" "$name" <<'PY'
 import json, sys
-r = {x["command"]: x["median"] for x in json.load(open(sys.argv[1]))["results"]}
-print(f"| {sys.argv[2]} | {r['ffmpeg']:.3f} s | {r['confer']:.3f} s | {r['confer'] / r['ffmpeg']:.3f} |")
+results = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
+f, c = results["ffmpeg"], results["confer"]
+cpu = lambda x: x["user"] + x["system"]
+print(f"| {sys.argv[2]} | {f['median']:.3f} s | {c['median']:.3f} s | {c['median'] / f['median']:.3f} "
+      f"| {cpu(f):.3f} s | {cpu(c):.3f} s | {cpu(c) / cpu(f):.3f} |")
 PY
 }
-echo "| work | FFmpeg | confer | confer / FFmpeg time |"
-echo "|---|---|---|---|"
+# Wall-clock medians and mean CPU time (user + system). On a machine shared with other work
+# the CPU-time ratio is the trustworthy one: it is the cost of the same work, without the
+# waiting that other processes cause.
+echo "| work | FFmpeg wall | confer wall | wall ratio | FFmpeg CPU | confer CPU | CPU ratio |"
+echo "|---|---|---|---|---|---|---|"
 for input in in720 noise720; do
-  for threads in 1 2; do
+  for threads in ${THREADS:-1 2}; do
     run "vp8-$input-t$threads" \
       "ffmpeg -v error -y -i $work/$input.y4m -c:v libvpx $vpx_common -threads $threads $work/ff.ivf" \
       "$confer transcode $work/$input.y4m -o $work/cf.ivf --codec vp8 --bitrate 1500 --speed 8 --threads $threads --keyframe-interval 300 -q"
