@@ -11,7 +11,7 @@ struct ConferCommand: AsyncParsableCommand {
         Every command prints a human summary; add --json for machine-readable output.
         """,
         subcommands: [DemoCommand.self, TranscodeCommand.self, GenerateCommand.self, CompareCommand.self, ProbeCommand.self,
-                      SendCommand.self, ReceiveCommand.self, NetsimCommand.self,
+                      SendCommand.self, ReceiveCommand.self, NetsimCommand.self, SimulateCommand.self,
                       MixCommand.self, RenderCommand.self, SnapshotCommand.self]
     )
 }

@@ -1,0 +1,47 @@
+import ConferMedia
+import ConferRTP
+
+extension ReceivePipeline {
+    /// Reads an RTCP compound from the sender: sender reports are remembered for the next
+    /// receiver report's LSR and DLSR; the rest is of no use to a receiver and is skipped.
+    func receiveControl(_ bytes: UnsafeRawBufferPointer, at arrival: Timestamp) {
+        counters.rtcpPacketsReceived += 1
+        var reader = RTCPCompoundReader(bytes)
+        while true {
+            do throws(RTCPError) {
+                guard let slice = try reader.next() else { return }
+                guard slice.packetType == RTCPPacketType.senderReport else { continue }
+                let report = try RTCPSenderReport(parsing: slice)
+                if let video, video.reception?.ssrc == report.ssrc {
+                    video.reception?.receivedSenderReport(ntpTime: report.ntpTime, at: arrival)
+                }
+                if let audio, audio.reception?.ssrc == report.ssrc {
+                    audio.reception?.receivedSenderReport(ntpTime: report.ntpTime, at: arrival)
+                }
+            } catch {
+                counters.packetsDiscarded += 1
+                return
+            }
+        }
+    }
+
+    /// Sends transport-cc feedback for the packets that arrived since the last.
+    func sendTransportFeedback() {
+        let mediaSSRC = video?.ssrc ?? audio?.ssrc ?? 0
+        for message in transportFeedback.makeFeedback(senderSSRC: configuration.ssrc, mediaSSRC: mediaSSRC) {
+            sendControl([.transportFeedback(message)])
+        }
+    }
+
+    /// Sends a receiver report about every stream heard, with the CNAME.
+    func sendReport(at now: Timestamp) {
+        var blocks: [RTCPReportBlock] = []
+        if let block = video?.reception?.makeReportBlock(now: now) { blocks.append(block) }
+        if let block = audio?.reception?.makeReportBlock(now: now) { blocks.append(block) }
+        counters.receiverReportsSent += 1
+        sendControl([
+            .receiverReport(RTCPReceiverReport(ssrc: configuration.ssrc, reportBlocks: blocks)),
+            .sourceDescription(RTCPSourceDescription(ssrc: configuration.ssrc, cname: configuration.cname)),
+        ])
+    }
+}

@@ -1,0 +1,217 @@
+public import ConferMedia
+import ConferRTP
+import ConferSRTP
+import ConferJitter
+
+/// The receiving side of a call: datagrams in, pictures and audio out, feedback back.
+///
+/// ```
+/// datagram ─► SRTP ─► RTP? ─► by payload type: video ─► VideoJitterBuffer ─► decoder ─► render
+///                        │                     RTX ───┘   (NACK, PLI/FIR out)
+///                        │                     audio ─► AudioJitterBuffer ─► pullAudio every 10 ms
+///                        └─ transport-wide seq + arrival ─► transport-cc feedback every 50 ms
+///          RTCP? ─► sender reports (for the LSR/DLSR of receiver reports, sent every second)
+/// ```
+///
+/// Everything is synchronous and takes the time it happens at, like ``SendPipeline``:
+/// call ``receive(_:at:)`` for each datagram as it arrives, ``poll(at:)`` at
+/// ``nextPollTime`` (frames are delivered, NACKs repeated, feedback and reports sent then),
+/// and ``pullAudio(at:into:)`` every 10 ms of playout. Pictures go to the `render` closure
+/// with their render times, RTCP datagrams to the `output` closure (in a buffer valid only
+/// during that call). Each media stream is known by payload type; a new SSRC on it is a
+/// sender restart, which the jitter buffers follow.
+///
+/// The jitter buffer plans retransmissions with the round-trip time; a receiver that does
+/// not send media has no RTCP to measure it with, so the app passes the RTT its own send
+/// side measured (``setRoundTripTime(_:)``), otherwise the buffer's initial guess stands.
+///
+/// Not `Sendable`: one owner drives it.
+public final class ReceivePipeline {
+    /// The configuration in use.
+    public let configuration: ReceivePipelineConfiguration
+    let video: ReceivePipelineVideoStream?
+    let audio: ReceivePipelineAudioStream?
+    var transportFeedback = ReceivePipelineTransportFeedback()
+    private let srtp: SRTPSession?
+    private let srtcpInbound: SRTPSession?
+    private let srtcpOutbound: SRTPSession?
+    /// Where a datagram is copied to be unprotected (libsrtp works in place).
+    private let input: UnsafeMutableRawBufferPointer
+    /// Where RTCP is written.
+    private let controlOutput: UnsafeMutableRawBufferPointer
+    private let output: (UnsafeRawBufferPointer) -> Void
+    private let render: (ReceivedVideoFrame) -> Void
+    var nextFeedback: Timestamp?
+    var nextReport: Timestamp?
+    var counters = ReceivePipelineStatistics()
+
+    static let controlBufferSize = 1500
+
+    /// A pipeline receiving what `configuration` describes, rendering to `render` and
+    /// sending its RTCP to `output`.
+    ///
+    /// - Throws: ``ReceivePipelineError`` for a configuration it cannot receive, or the
+    ///   codec's or SRTP's error when one cannot be created.
+    public init(configuration: ReceivePipelineConfiguration, output: @escaping (UnsafeRawBufferPointer) -> Void,
+                render: @escaping (ReceivedVideoFrame) -> Void) throws {
+        guard configuration.video != nil || configuration.audio != nil else {
+            throw ReceivePipelineError("a receive pipeline needs a video or an audio stream")
+        }
+        let payloadTypes = [configuration.video?.payloadType, configuration.video?.rtxPayloadType, configuration.audio?.payloadType]
+            .compactMap { $0 }
+        guard Set(payloadTypes).count == payloadTypes.count, payloadTypes.allSatisfy({ $0 <= 127 }) else {
+            throw ReceivePipelineError("every stream needs its own payload type, 0…127")
+        }
+        self.configuration = configuration
+        video = try configuration.video.map { try ReceivePipelineVideoStream(configuration: $0, ownSSRC: configuration.ssrc) }
+        audio = try configuration.audio.map { try ReceivePipelineAudioStream(configuration: $0) }
+        srtp = try configuration.srtpKey.map { try SRTPSession(key: $0, direction: .inbound) }
+        srtcpInbound = try configuration.srtpKey.map { try SRTPSession(key: $0, direction: .inbound) }
+        srtcpOutbound = try configuration.srtpKey.map { try SRTPSession(key: $0, direction: .outbound) }
+        // A UDP datagram holds at most 65,507 bytes.
+        input = .allocate(byteCount: 65_536, alignment: 16)
+        controlOutput = .allocate(byteCount: Self.controlBufferSize + 64, alignment: 16)
+        self.output = output
+        self.render = render
+    }
+
+    deinit {
+        input.deallocate()
+        controlOutput.deallocate()
+    }
+
+    /// Takes one datagram that arrived at `arrival`: RTP goes to its stream's jitter
+    /// buffer (which may deliver frames and ask for feedback at once), RTCP is read.
+    /// Anything that does not authenticate, parse or belong to a configured stream is
+    /// counted and dropped.
+    public func receive(_ datagram: UnsafeRawBufferPointer, at arrival: Timestamp) {
+        counters.datagramsReceived += 1
+        counters.bytesReceived += datagram.count
+        guard datagram.count >= 8, datagram.count <= input.count else {
+            counters.packetsDiscarded += 1
+            return
+        }
+        // RFC 5761 §4: RTCP packet types 192…223 never collide with RTP payload types in use.
+        let isControl = (192 ... 223).contains(datagram[1])
+        var bytes = datagram
+        if let session = isControl ? srtcpInbound : srtp {
+            UnsafeMutableRawBufferPointer(rebasing: input[0 ..< datagram.count]).copyMemory(from: datagram)
+            let length = isControl ? try? session.unprotectRTCP(input, length: datagram.count)
+                                   : try? session.unprotectRTP(input, length: datagram.count)
+            guard let length else {
+                counters.packetsDiscarded += 1
+                return
+            }
+            bytes = UnsafeRawBufferPointer(rebasing: input[0 ..< length])
+        }
+        if isControl {
+            receiveControl(bytes, at: arrival)
+        } else {
+            receiveMedia(bytes, at: arrival)
+        }
+    }
+
+    private func receiveMedia(_ bytes: UnsafeRawBufferPointer, at arrival: Timestamp) {
+        guard let packet = try? RTPPacketView(bytes) else {
+            counters.packetsDiscarded += 1
+            return
+        }
+        let payloadType = packet.payloadType
+        if let video, payloadType == video.configuration.payloadType {
+            video.insert(packet, arrival: arrival, handle)
+        } else if let video, payloadType == video.configuration.rtxPayloadType {
+            video.insertRetransmission(packet, arrival: arrival, handle)
+        } else if let audio, payloadType == audio.configuration.payloadType {
+            audio.insert(packet, arrival: arrival)
+        } else {
+            counters.packetsDiscarded += 1
+            return
+        }
+        counters.rtpPacketsReceived += 1
+        if let id = configuration.transportSequenceNumberID,
+           let sequenceNumber = try? packet.extensionValue(RTPTransportSequenceNumber.self, id: id) {
+            transportFeedback.packetArrived(sequenceNumber.value, at: arrival)
+            if nextFeedback == nil { nextFeedback = arrival + configuration.feedbackInterval }
+        }
+        if nextReport == nil { nextReport = arrival + configuration.reportInterval }
+    }
+
+    /// Does what is due at `now`: frames whose render time came, NACK and keyframe request
+    /// repeats, transport-cc feedback, receiver reports.
+    public func poll(at now: Timestamp) {
+        if let video, let wakeup = video.jitterBuffer.nextWakeup, wakeup <= now {
+            video.poll(at: now, handle)
+        }
+        if let due = nextFeedback, now >= due {
+            sendTransportFeedback()
+            nextFeedback = transportFeedback.hasPending ? now + configuration.feedbackInterval : nil
+        }
+        if let due = nextReport, now >= due {
+            sendReport(at: now)
+            nextReport = max(due + configuration.reportInterval, now)
+        }
+    }
+
+    /// The next time ``poll(at:)`` has something to do, if any.
+    public var nextPollTime: Timestamp? {
+        func earlier(_ a: Timestamp?, _ b: Timestamp?) -> Timestamp? {
+            guard let a else { return b }
+            guard let b else { return a }
+            return min(a, b)
+        }
+        return earlier(earlier(video?.jitterBuffer.nextWakeup, nextFeedback), nextReport)
+    }
+
+    /// Fills `frame` with the next 10 ms of audio, played at `now` (silence without audio).
+    public func pullAudio(at now: Timestamp, into frame: inout AudioFrame) {
+        if let audio {
+            audio.pull(at: now, into: &frame)
+        } else {
+            frame = AudioFrame(silenceOf: 480, channels: frame.channels, timestamp: now)
+        }
+    }
+
+    /// Sets the round-trip time the video jitter buffer plans retransmissions and its
+    /// delay with (measured by the app's own send side).
+    public func setRoundTripTime(_ rtt: TimeDelta) {
+        video?.updateRTT(rtt)
+    }
+
+    /// Counters and state now.
+    public var statistics: ReceivePipelineStatistics {
+        var result = counters
+        result.video = video?.jitterBuffer.statistics
+        result.audio = audio?.jitterBuffer.statistics
+        result.decoderFailures = video?.decoderFailures ?? 0
+        result.framesWithoutPicture = video?.framesWithoutPicture ?? 0
+        result.retransmissionsReceived = video?.retransmissionsReceived ?? 0
+        result.paddingPacketsReceived = video?.paddingReceived ?? 0
+        result.transportFeedbackSent = transportFeedback.messagesBuilt
+        return result
+    }
+
+    /// Acts on what the video stream asks for.
+    private func handle(_ item: ReceivePipelineVideoStream.Output) {
+        switch item {
+        case .frame(let frame):
+            render(frame)
+        case .feedback(let packet):
+            switch packet {
+            case .genericNACK: counters.nacksSent += 1
+            default: counters.keyframeRequestsSent += 1
+            }
+            sendControl([packet])
+        }
+    }
+
+    /// Writes `packets` as one compound, protects it and hands it to the output.
+    func sendControl(_ packets: [RTCPPacket]) {
+        let body = UnsafeMutableRawBufferPointer(rebasing: controlOutput[0 ..< Self.controlBufferSize])
+        guard var size = try? RTCPCompound.serialize(packets, into: body) else { return }
+        if let srtcpOutbound {
+            guard let protected = try? srtcpOutbound.protectRTCP(controlOutput, length: size) else { return }
+            size = protected
+        }
+        output(UnsafeRawBufferPointer(rebasing: controlOutput[0 ..< size]))
+    }
+}

@@ -1,0 +1,34 @@
+import ConferMedia
+import ConferRTP
+import ConferJitter
+
+/// The audio half of a ``ReceivePipeline``: the jitter buffer (which decodes, conceals and
+/// time-stretches) and the reception statistics for receiver reports.
+final class ReceivePipelineAudioStream {
+    let configuration: ReceivePipelineConfiguration.Audio
+    private(set) var jitterBuffer: AudioJitterBuffer
+    /// The SSRC heard last.
+    private(set) var ssrc: UInt32?
+    /// Reception of that SSRC, for receiver reports.
+    var reception: RTPReceiverStatistics?
+
+    init(configuration: ReceivePipelineConfiguration.Audio) throws {
+        self.configuration = configuration
+        jitterBuffer = try AudioJitterBuffer(configuration: configuration.jitterBuffer)
+    }
+
+    /// Stores a packet that arrived at `arrival`.
+    func insert(_ packet: RTPPacketView, arrival: Timestamp) {
+        if ssrc != packet.ssrc {
+            ssrc = packet.ssrc
+            reception = RTPReceiverStatistics(ssrc: packet.ssrc, clockRate: conferSampleRate)
+        }
+        reception?.receive(sequenceNumber: packet.sequenceNumber, rtpTimestamp: packet.timestamp, arrival: arrival)
+        jitterBuffer.insert(packet, arrival: arrival)
+    }
+
+    /// The next 10 ms of audio, played at `now`, into `frame`.
+    func pull(at now: Timestamp, into frame: inout AudioFrame) {
+        jitterBuffer.pull(at: now, into: &frame)
+    }
+}

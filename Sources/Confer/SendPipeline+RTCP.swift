@@ -1,0 +1,99 @@
+public import ConferMedia
+import ConferRTP
+
+extension SendPipeline {
+    /// Handles one RTCP compound from the receiver that arrived at `now`: NACKs are answered
+    /// with RTX, PLI and FIR make the next frame a keyframe, transport-cc, REMB and receiver
+    /// reports feed the congestion controller, whose new estimate goes to the encoder.
+    ///
+    /// A compound that does not authenticate or parse is counted and dropped; the packets
+    /// before a malformed one in it still count.
+    public func receiveRTCP(_ datagram: UnsafeRawBufferPointer, at now: Timestamp) {
+        rtcpPacketsReceived += 1
+        guard datagram.count <= controlInput.count else {
+            rtcpPacketsMalformed += 1
+            return
+        }
+        var bytes = datagram
+        if let controlSession {
+            UnsafeMutableRawBufferPointer(rebasing: controlInput[0 ..< datagram.count]).copyMemory(from: datagram)
+            guard let length = try? controlSession.unprotectRTCP(controlInput, length: datagram.count) else {
+                rtcpPacketsMalformed += 1
+                return
+            }
+            bytes = UnsafeRawBufferPointer(rebasing: controlInput[0 ..< length])
+        }
+        var reader = RTCPCompoundReader(bytes)
+        var estimateChanged = false
+        while true {
+            let packet: RTCPPacket
+            do throws(RTCPError) {
+                guard let slice = try reader.next() else { break }
+                packet = try RTCPPacket(parsing: slice)
+            } catch {
+                rtcpPacketsMalformed += 1
+                break
+            }
+            estimateChanged = handle(packet, at: now) || estimateChanged
+        }
+        if estimateChanged { applyBandwidthEstimate() }
+    }
+
+    /// Acts on one RTCP packet; true when it fed the congestion controller.
+    private func handle(_ packet: RTCPPacket, at now: Timestamp) -> Bool {
+        switch packet {
+        case .receiverReport(let report):
+            return handleReportBlocks(report.reportBlocks, at: now)
+        case .senderReport(let report):
+            return handleReportBlocks(report.reportBlocks, at: now)
+        case .genericNACK(let nack):
+            guard let video, nack.mediaSSRC == video.configuration.ssrc else { return false }
+            let rtt = roundTripTime ?? .milliseconds(100)
+            video.retransmit(nack.lostSequenceNumbers, rtt: rtt, at: now, transport: transport)
+            return false
+        case .pictureLossIndication(let pli):
+            guard let video, pli.mediaSSRC == video.configuration.ssrc else { return false }
+            video.pictureLost(at: now)
+            return false
+        case .fullIntraRequest(let fir):
+            guard let video else { return false }
+            for entry in fir.entries where entry.ssrc == video.configuration.ssrc {
+                video.fullIntraRequested(sequenceNumber: entry.sequenceNumber, at: now)
+            }
+            return false
+        case .transportFeedback(let feedback):
+            transport.estimator.onTransportFeedback(feedback, at: now)
+            return true
+        case .receiverEstimatedMaxBitrate(let remb):
+            transport.estimator.onREMB(remb, at: now)
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Takes the round-trip time and loss from the first block about one of our streams.
+    private func handleReportBlocks(_ blocks: [RTCPReportBlock], at now: Timestamp) -> Bool {
+        let ours: Set<UInt32> = [configuration.video?.ssrc, configuration.audio?.ssrc].reduce(into: []) { set, ssrc in
+            if let ssrc { set.insert(ssrc) }
+        }
+        guard let block = blocks.first(where: { ours.contains($0.ssrc) }) else { return false }
+        let rtt = block.roundTripTime(receivedAt: configuration.ntpClock.ntpTime(at: now))
+        if let rtt, rtt > .zero { reportRoundTripTime = rtt }
+        transport.estimator.onReceiverReport(block, rtt: rtt, at: now)
+        return true
+    }
+
+    /// Sends a sender report for each stream that has sent something, with the CNAME.
+    func sendReport(at now: Timestamp) {
+        var packets: [RTCPPacket] = []
+        var firstSSRC: UInt32?
+        for writer in [video?.writer, audio?.writer].compactMap({ $0 }) where writer.statistics.packetsSent > 0 {
+            packets.append(.senderReport(writer.statistics.makeSenderReport(now: now, clock: configuration.ntpClock)))
+            firstSSRC = firstSSRC ?? writer.ssrc
+        }
+        guard let firstSSRC else { return }
+        packets.append(.sourceDescription(RTCPSourceDescription(ssrc: firstSSRC, cname: configuration.cname)))
+        transport.sendRTCP(packets)
+    }
+}

@@ -1,0 +1,130 @@
+import ConferMedia
+import ConferRTP
+import ConferSRTP
+import ConferCongestion
+
+/// What every stream of a ``SendPipeline`` shares: the packet buffer they write into, the
+/// transport-wide sequence number, the congestion controller that learns of every packet,
+/// SRTP, and the output.
+final class SendPipelineTransport {
+    /// Where streams write the packet about to be sent: room for the largest packet and
+    /// an SRTP tag, 16-byte aligned (libsrtp reads words).
+    let buffer: UnsafeMutableRawBufferPointer
+    /// Where RTCP compounds are written.
+    private let controlBuffer: UnsafeMutableRawBufferPointer
+    /// The largest RTP packet a stream may write, before SRTP.
+    let maximumRTPSize: Int
+    /// The congestion controller.
+    var estimator: SendSideBandwidthEstimator
+    private var transportSequenceNumber: UInt16
+    private let srtp: SRTPSession?
+    private let srtcp: SRTPSession?
+    private let output: (UnsafeRawBufferPointer) -> Void
+
+    /// The probe cluster being sent, if any: every packet sent meanwhile, media included,
+    /// belongs to it (as libwebrtc's pacer tags them), so the receive rate the cluster
+    /// measures is the bottleneck's, not diluted by media sent between its packets.
+    var activeProbeClusterID: Int?
+
+    /// RTP datagrams sent (media and RTX).
+    private(set) var rtpPacketsSent = 0
+    /// Bytes of RTP datagrams sent, SRTP included.
+    private(set) var rtpBytesSent = 0
+    /// RTCP compounds sent.
+    private(set) var rtcpPacketsSent = 0
+    /// Packets that could not be written or protected (never expected; counted, not sent).
+    private(set) var sendFailures = 0
+
+    /// Largest RTCP compound sent (sender reports for two streams, SDES).
+    static let controlBufferSize = 1500
+
+    init(configuration: SendPipelineConfiguration, estimator: SendSideBandwidthEstimator, firstTransportSequenceNumber: UInt16,
+         output: @escaping (UnsafeRawBufferPointer) -> Void) throws {
+        let tagSize = max(configuration.srtpKey?.profile.rtpOverhead ?? 0, configuration.srtpKey?.profile.rtcpOverhead ?? 0)
+        maximumRTPSize = configuration.maximumPacketSize - (configuration.srtpKey?.profile.rtpOverhead ?? 0)
+        guard maximumRTPSize >= 200 else {
+            throw SendPipelineError("a maximum packet size of \(configuration.maximumPacketSize) bytes leaves too little room for media")
+        }
+        buffer = .allocate(byteCount: configuration.maximumPacketSize + tagSize + 16, alignment: 16)
+        controlBuffer = .allocate(byteCount: Self.controlBufferSize + tagSize + 16, alignment: 16)
+        self.estimator = estimator
+        transportSequenceNumber = firstTransportSequenceNumber
+        srtp = try configuration.srtpKey.map { try SRTPSession(key: $0, direction: .outbound) }
+        srtcp = try configuration.srtpKey.map { try SRTPSession(key: $0, direction: .outbound) }
+        self.output = output
+    }
+
+    deinit {
+        buffer.deallocate()
+        controlBuffer.deallocate()
+    }
+
+    /// Stamps the RTP packet in the first `length` bytes of ``buffer`` with the next
+    /// transport-wide sequence number and the send time, tells the congestion controller,
+    /// protects it and hands it to the output.
+    func sendRTP(length: Int, transportSequenceOffset: Int?, absoluteSendTimeOffset: Int?, at now: Timestamp,
+                 probeClusterID: Int? = nil) {
+        guard length > 0 else {
+            sendFailures += 1
+            return
+        }
+        let sequenceNumber = transportSequenceNumber
+        if let offset = transportSequenceOffset {
+            buffer[offset] = UInt8(truncatingIfNeeded: sequenceNumber >> 8)
+            buffer[offset + 1] = UInt8(truncatingIfNeeded: sequenceNumber)
+            transportSequenceNumber &+= 1
+        }
+        if let offset = absoluteSendTimeOffset {
+            let value = RTPAbsoluteSendTime(now).rawValue
+            buffer[offset] = UInt8(truncatingIfNeeded: value >> 16)
+            buffer[offset + 1] = UInt8(truncatingIfNeeded: value >> 8)
+            buffer[offset + 2] = UInt8(truncatingIfNeeded: value)
+        }
+        var size = length
+        if let srtp {
+            guard let protected = try? srtp.protectRTP(buffer, length: length) else {
+                sendFailures += 1
+                return
+            }
+            size = protected
+        }
+        if transportSequenceOffset != nil {
+            estimator.onPacketSent(transportSequenceNumber: sequenceNumber, size: size, at: now,
+                                   probeClusterID: probeClusterID ?? activeProbeClusterID)
+        }
+        rtpPacketsSent += 1
+        rtpBytesSent += size
+        output(UnsafeRawBufferPointer(rebasing: buffer[0 ..< size]))
+    }
+
+    /// Copies `packet` (an RTX packet another component wrote) into ``buffer`` and sends it
+    /// like a packet written there; its header extensions sit where the original's did.
+    func sendRTP(copying packet: UnsafeRawBufferPointer, transportSequenceOffset: Int?, absoluteSendTimeOffset: Int?,
+                 at now: Timestamp) {
+        guard packet.count <= maximumRTPSize else {
+            sendFailures += 1
+            return
+        }
+        UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< packet.count]).copyMemory(from: packet)
+        sendRTP(length: packet.count, transportSequenceOffset: transportSequenceOffset,
+                absoluteSendTimeOffset: absoluteSendTimeOffset, at: now)
+    }
+
+    /// Writes `packets` as one compound, protects it and hands it to the output.
+    func sendRTCP(_ packets: [RTCPPacket]) {
+        let body = UnsafeMutableRawBufferPointer(rebasing: controlBuffer[0 ..< Self.controlBufferSize])
+        guard !packets.isEmpty, var size = try? RTCPCompound.serialize(packets, into: body) else {
+            sendFailures += 1
+            return
+        }
+        if let srtcp {
+            guard let protected = try? srtcp.protectRTCP(controlBuffer, length: size) else {
+                sendFailures += 1
+                return
+            }
+            size = protected
+        }
+        rtcpPacketsSent += 1
+        output(UnsafeRawBufferPointer(rebasing: controlBuffer[0 ..< size]))
+    }
+}

@@ -1,0 +1,327 @@
+import Testing
+import Confer
+import ConferMedia
+import ConferCodecs
+import ConferRTP
+import ConferSRTP
+import ConferJitter
+
+/// Collects what a pipeline sends.
+private final class Datagrams {
+    var all: [[UInt8]] = []
+    func take(_ bytes: UnsafeRawBufferPointer) { all.append(Array(bytes)) }
+    var rtp: [RTPPacket] { all.filter { !isRTCP($0) }.compactMap { try? RTPPacket(parsing: $0) } }
+    var rtcp: [RTCPPacket] { all.filter(isRTCP).flatMap { (try? RTCPCompound.parse($0)) ?? [] } }
+    func clear() { all.removeAll() }
+}
+
+private func isRTCP(_ bytes: [UInt8]) -> Bool { bytes.count > 1 && (192 ... 223).contains(bytes[1]) }
+
+private func send(_ packets: [RTCPPacket], to sender: SendPipeline, at time: Timestamp) throws {
+    let bytes = try RTCPCompound.serialized(packets)
+    bytes.withUnsafeBytes { sender.receiveRTCP($0, at: time) }
+}
+
+private let videoSSRC: UInt32 = 0x1000_0001
+private let rtxSSRC: UInt32 = 0x1000_0002
+private let audioSSRC: UInt32 = 0x2000_0001
+
+private func makeSender(_ out: Datagrams, audio: Bool = false, bitrate: Int = 300_000, srtpKey: SRTPMasterKey? = nil) throws -> SendPipeline {
+    try SendPipeline(configuration: SendPipelineConfiguration(
+        video: .init(codec: .vp8, width: 160, height: 120, maximumBitrate: bitrate, speed: -8, allowsFrameDropping: false),
+        audio: audio ? .init() : nil, maximumPacketSize: 400, probesBandwidth: false, srtpKey: srtpKey, seed: 5), output: out.take)
+}
+
+@Suite struct PipelineTests {
+    @Test func everyPacketCarriesTheNextTransportWideSequenceNumber() throws {
+        let out = Datagrams()
+        let sender = try makeSender(out, audio: true)
+        var source = TestPatternSource(width: 160, height: 120, colorIndex: 1)
+        var tone = ToneSource(index: 0, pattern: .continuous)
+        for index in 0 ..< 3 {
+            let time = Timestamp.milliseconds(Int64(index) * 33)
+            var frame = source.next()
+            frame.timestamp = time
+            try sender.sendVideo(frame, at: time)
+            var audio = tone.next(frameCount: 480)
+            audio.timestamp = time
+            try sender.sendAudio(audio, at: time)   // 10 ms each: a packet every second call
+        }
+        let packets = out.rtp
+        let transport = try packets.map { try #require(try $0.header.extensionValue(RTPTransportSequenceNumber.self, id: 3)).value }
+        #expect(transport.count >= 5)
+        for (a, b) in zip(transport, transport.dropFirst()) { #expect(b == a &+ 1) }
+
+        let video = packets.filter { $0.header.ssrc == videoSSRC }
+        let audio = packets.filter { $0.header.ssrc == audioSSRC }
+        #expect(video.allSatisfy { $0.header.payloadType == 96 })
+        #expect(audio.count == 1 && audio[0].header.payloadType == 111)
+        // Each frame's packets share a timestamp, 90 kHz apart by capture time, the last one marked.
+        let frames = Dictionary(grouping: video, by: \.header.timestamp)
+        #expect(frames.count == 3)
+        let stamps = frames.keys.sorted { $0 &- frames.keys.min()! < $1 &- frames.keys.min()! }
+        #expect(stamps[1] &- stamps[0] == 2970 && stamps[2] &- stamps[1] == 2970)
+        for (_, frame) in frames {
+            #expect(frame.last?.header.marker == true)
+            #expect(frame.dropLast().allSatisfy { !$0.header.marker })
+            #expect(frame.allSatisfy { $0.serializedSize <= 400 })
+        }
+        // Sequence numbers run on per stream.
+        for (a, b) in zip(video, video.dropFirst()) { #expect(b.header.sequenceNumber == a.header.sequenceNumber &+ 1) }
+
+        // The first poll sends sender reports for both streams and a CNAME.
+        out.clear()
+        sender.poll(at: .milliseconds(70))
+        let reports = out.rtcp
+        let ssrcs = reports.compactMap { if case .senderReport(let report) = $0 { report.ssrc } else { nil } }
+        #expect(Set(ssrcs) == [videoSSRC, audioSSRC])
+        #expect(reports.contains { if case .sourceDescription = $0 { true } else { false } })
+        #expect(sender.nextPollTime == .seconds(1))
+    }
+
+    @Test func nackIsAnsweredWithRetransmissionsOnTheRTXStream() throws {
+        let out = Datagrams()
+        let sender = try makeSender(out, bitrate: 1_000_000)
+        var source = TestPatternSource(width: 160, height: 120, colorIndex: 3)
+        try sender.sendVideo(source.next(), at: .zero)   // a keyframe: several packets
+        let originals = out.rtp
+        #expect(originals.count >= 3)
+        let lastTransport = try #require(try originals.last?.header.extensionValue(RTPTransportSequenceNumber.self, id: 3)).value
+        out.clear()
+
+        let wanted = [originals[0].header.sequenceNumber, originals[2].header.sequenceNumber]
+        try send([.genericNACK(RTCPGenericNACK(senderSSRC: 7, mediaSSRC: videoSSRC, lostSequenceNumbers: wanted))],
+                 to: sender, at: .milliseconds(50))
+        let rtx = out.rtp
+        #expect(rtx.count == 2)
+        for (packet, original) in zip(rtx, [originals[0], originals[2]]) {
+            #expect(packet.header.ssrc == rtxSSRC)
+            #expect(packet.header.payloadType == 97)
+            #expect(packet.header.timestamp == original.header.timestamp)
+            #expect(Array(packet.payload.prefix(2)) == [UInt8(original.header.sequenceNumber >> 8), UInt8(original.header.sequenceNumber & 0xFF)])
+            #expect(Array(packet.payload.dropFirst(2)) == original.payload)
+        }
+        // Retransmissions get transport-wide numbers of their own, after the media's.
+        let numbers = try rtx.map { try #require(try $0.header.extensionValue(RTPTransportSequenceNumber.self, id: 3)).value }
+        #expect(numbers == [lastTransport &+ 1, lastTransport &+ 2])
+
+        // The same NACK again within an RTT is not answered twice; a NACK for another SSRC is ignored.
+        out.clear()
+        try send([.genericNACK(RTCPGenericNACK(senderSSRC: 7, mediaSSRC: videoSSRC, lostSequenceNumbers: wanted)),
+                  .genericNACK(RTCPGenericNACK(senderSSRC: 7, mediaSSRC: 99, lostSequenceNumbers: wanted))],
+                 to: sender, at: .milliseconds(60))
+        #expect(out.rtp.isEmpty)
+        #expect(sender.statistics.video?.nackCount == 2)
+        #expect(sender.statistics.video?.retransmittedPacketsSent == 2)
+    }
+
+    @Test func keyframeRequestsAreThrottledAndFIRRepeatsIgnored() throws {
+        let out = Datagrams()
+        let sender = try makeSender(out)
+        var source = TestPatternSource(width: 160, height: 120, colorIndex: 4)
+        var keyframes: [Int] = []
+        func frame(_ index: Int) throws {
+            let time = Timestamp.milliseconds(Int64(index) * 33)
+            out.clear()
+            var picture = source.next()
+            picture.timestamp = time
+            try sender.sendVideo(picture, at: time)
+            let first = try #require(out.rtp.first)
+            if try VP8Depacketizer().parse(first.payload).isKeyframe { keyframes.append(index) }
+        }
+        for index in 0 ..< 3 { try frame(index) }
+        try send([.pictureLossIndication(RTCPPictureLossIndication(senderSSRC: 7, mediaSSRC: videoSSRC))], to: sender, at: .milliseconds(80))
+        try send([.pictureLossIndication(RTCPPictureLossIndication(senderSSRC: 7, mediaSSRC: videoSSRC))], to: sender, at: .milliseconds(90))
+        // Frame 0 was a keyframe at 0 ms: the request waits until 300 ms have passed, and two cost one.
+        for index in 3 ..< 12 { try frame(index) }
+        #expect(keyframes == [0, 10])
+
+        try send([.fullIntraRequest(RTCPFullIntraRequest(senderSSRC: 7, entries: [.init(ssrc: videoSSRC, sequenceNumber: 1)]))],
+                 to: sender, at: .milliseconds(700))
+        for index in 22 ..< 24 { try frame(index) }
+        try send([.fullIntraRequest(RTCPFullIntraRequest(senderSSRC: 7, entries: [.init(ssrc: videoSSRC, sequenceNumber: 1)]))],
+                 to: sender, at: .milliseconds(1100))
+        for index in 34 ..< 36 { try frame(index) }
+        #expect(keyframes == [0, 10, 22])
+        let statistics = try #require(sender.statistics.video)
+        #expect(statistics.pliCount == 2)
+        #expect(statistics.firCount == 1)
+        #expect(statistics.keyFramesEncoded == 3)
+    }
+
+    @Test func transportFeedbackDrivesTheSendersEstimate() throws {
+        // Sender and receiver wired back to back with 20 ms each way, no loss.
+        let forward = Datagrams(), backward = Datagrams()
+        let sender = try makeSender(forward)
+        var rendered = 0
+        let receiver = try ReceivePipeline(
+            configuration: ReceivePipelineConfiguration(video: .init(codec: .vp8)), output: backward.take, render: { _ in rendered += 1 })
+        var source = TestPatternSource(width: 160, height: 120, colorIndex: 5)
+        var inFlight: [(Timestamp, [UInt8])] = []
+        var feedbackInFlight: [(Timestamp, [UInt8])] = []
+        var time = Timestamp.zero
+        for index in 0 ..< 60 {
+            let capture = Timestamp.milliseconds(Int64(index) * 33)
+            while time < capture {
+                time = time + .milliseconds(1)
+                while let (due, bytes) = inFlight.first, due <= time {
+                    inFlight.removeFirst()
+                    bytes.withUnsafeBytes { receiver.receive($0, at: due) }
+                }
+                while let (due, bytes) = feedbackInFlight.first, due <= time {
+                    feedbackInFlight.removeFirst()
+                    bytes.withUnsafeBytes { sender.receiveRTCP($0, at: due) }
+                }
+                receiver.poll(at: time)
+                sender.poll(at: time)
+                inFlight += forward.all.map { (time + .milliseconds(20), $0) }
+                feedbackInFlight += backward.all.map { (time + .milliseconds(20), $0) }
+                forward.clear()
+                backward.clear()
+            }
+            var frame = source.next()
+            frame.timestamp = capture
+            try sender.sendVideo(frame, at: time)
+            inFlight += forward.all.map { (time + .milliseconds(20), $0) }
+            forward.clear()
+        }
+        let statistics = sender.statistics
+        #expect(statistics.bandwidth.feedbackMessages >= 25)
+        #expect(statistics.bandwidth.packetsLost == 0)
+        #expect(statistics.bandwidth.packetsAcknowledged >= Int64(statistics.rtpPacketsSent) - 10)
+        // 20 ms each way: an RTT of about 40 ms (compact NTP time rounds to 1/65536 s).
+        let rtt = try #require(sender.roundTripTime)
+        #expect(rtt >= .milliseconds(38) && rtt <= .milliseconds(100), "RTT \(rtt)")
+        #expect(receiver.statistics.transportFeedbackSent >= 25)
+        #expect(receiver.statistics.receiverReportsSent >= 1)
+        #expect(rendered >= 55)
+    }
+
+    @Test func aLatePacketIsReportedInTheNextFeedback() throws {
+        let backward = Datagrams()
+        let receiver = try ReceivePipeline(configuration: ReceivePipelineConfiguration(video: .init(codec: .vp8)),
+                                           output: backward.take, render: { _ in })
+        func packet(_ sequence: UInt16, at time: Timestamp) throws {
+            var header = RTPHeader(payloadType: 96, sequenceNumber: 100 + sequence, timestamp: UInt32(sequence) * 3000, ssrc: 42,
+                                   marker: true)
+            header.setExtensionValue(RTPTransportSequenceNumber(1000 + sequence), id: 3)
+            let bytes = try RTPPacket(header: header, payload: [0x10, 0x00, 0x9D, 0x01, 0x2A]).serialized()
+            bytes.withUnsafeBytes { receiver.receive($0, at: time) }
+        }
+        func feedback() -> [RTCPTransportFeedback] {
+            defer { backward.clear() }
+            return backward.rtcp.compactMap { if case .transportFeedback(let message) = $0 { message } else { nil } }
+        }
+        try packet(0, at: .milliseconds(10))
+        try packet(1, at: .milliseconds(20))
+        try packet(3, at: .milliseconds(30))
+        receiver.poll(at: .milliseconds(60))
+        let first = feedback()
+        #expect(first.count == 1)
+        #expect(first.first?.packetResults.map(\.sequenceNumber) == [1000, 1001, 1002, 1003])
+        #expect(first.first?.packetResults.map { $0.arrival != nil } == [true, true, false, true])
+
+        try packet(2, at: .milliseconds(70))
+        try packet(4, at: .milliseconds(80))
+        receiver.poll(at: .milliseconds(100))
+        #expect(feedback().isEmpty)   // due 50 ms after the first new arrival
+        receiver.poll(at: .milliseconds(120))
+        let second = feedback()
+        #expect(second.first?.packetResults.map(\.sequenceNumber) == [1002, 1003, 1004])
+        #expect(second.first?.packetResults.map { $0.arrival != nil } == [true, true, true])
+        #expect(second.first?.feedbackPacketCount == (first.first?.feedbackPacketCount ?? 0) &+ 1)
+    }
+
+    @Test func garbageIsCountedAndTheStreamGoesOn() throws {
+        let forward = Datagrams()
+        let sender = try makeSender(forward)
+        var rendered = 0
+        let receiver = try ReceivePipeline(configuration: ReceivePipelineConfiguration(video: .init(codec: .vp8)),
+                                           output: { _ in }, render: { _ in rendered += 1 })
+        var random = SeededRandom(seed: 3)
+        var garbage: [[UInt8]] = [[], [0x80], [0x80, 0xC8, 0, 1], Array(repeating: 0xFF, count: 70_000)]
+        for length in [4, 12, 13, 40, 300, 1500] {
+            garbage.append((0 ..< length).map { _ in UInt8(truncatingIfNeeded: random.next()) })
+        }
+        // A well-formed RTP packet of an unknown payload type, and RTCP that lies about its length.
+        garbage.append(try RTPPacket(header: RTPHeader(payloadType: 50, sequenceNumber: 1, timestamp: 0, ssrc: 1), payload: [1, 2]).serialized())
+        garbage.append([0x81, 0xC9, 0x00, 0x40, 0, 0, 0, 1])
+        for bytes in garbage { bytes.withUnsafeBytes { receiver.receive($0, at: .zero) } }
+        for bytes in garbage { bytes.withUnsafeBytes { sender.receiveRTCP($0, at: .zero) } }
+        #expect(receiver.statistics.packetsDiscarded >= 6)
+        #expect(sender.statistics.rtcpPacketsMalformed >= 3)
+
+        var source = TestPatternSource(width: 160, height: 120, colorIndex: 2)
+        for index in 0 ..< 10 {
+            let time = Timestamp.milliseconds(Int64(index) * 33)
+            var frame = source.next()
+            frame.timestamp = time
+            try sender.sendVideo(frame, at: time)
+            for bytes in forward.all { bytes.withUnsafeBytes { receiver.receive($0, at: time) } }
+            forward.clear()
+            receiver.poll(at: time + .milliseconds(20))
+        }
+        receiver.poll(at: .seconds(1))
+        #expect(rendered == 10)
+    }
+
+    @Test func srtpProtectsMediaAndFeedback() throws {
+        let key = try SRTPMasterKey(profile: .aes128CmHmacSha1_80, keyingMaterial: (0 ..< 30).map { UInt8($0) })
+        let otherKey = try SRTPMasterKey(profile: .aes128CmHmacSha1_80, keyingMaterial: (0 ..< 30).map { UInt8(255 - $0) })
+        for (receiverKey, expected) in [(key, 10), (otherKey, 0)] {
+            let forward = Datagrams(), backward = Datagrams()
+            let sender = try makeSender(forward, srtpKey: key)
+            var rendered = 0
+            let receiver = try ReceivePipeline(
+                configuration: ReceivePipelineConfiguration(video: .init(codec: .vp8), srtpKey: receiverKey),
+                output: backward.take, render: { _ in rendered += 1 })
+            var source = TestPatternSource(width: 160, height: 120, colorIndex: 2)
+            for index in 0 ..< 10 {
+                let time = Timestamp.milliseconds(Int64(index) * 33)
+                var frame = source.next()
+                frame.timestamp = time
+                try sender.sendVideo(frame, at: time)
+                sender.poll(at: time)
+                // Nothing readable leaves the sender: no plaintext RTP parses with our payload type… and SRTCP does not parse.
+                for bytes in forward.all { bytes.withUnsafeBytes { receiver.receive($0, at: time) } }
+                forward.clear()
+                receiver.poll(at: time + .milliseconds(60))
+                for bytes in backward.all { bytes.withUnsafeBytes { sender.receiveRTCP($0, at: time + .milliseconds(60)) } }
+                backward.clear()
+            }
+            receiver.poll(at: .seconds(2))
+            for bytes in backward.all { bytes.withUnsafeBytes { sender.receiveRTCP($0, at: .seconds(2)) } }
+            #expect(rendered == expected)
+            if expected > 0 {
+                #expect(sender.statistics.rtcpPacketsReceived > 0)
+                #expect(sender.statistics.rtcpPacketsMalformed == 0)
+            } else {
+                #expect(receiver.statistics.packetsDiscarded >= 10)
+            }
+        }
+    }
+
+    @Test func badConfigurationsAreRefused() {
+        let out = Datagrams()
+        #expect(throws: SendPipelineError.self) { try SendPipeline(configuration: SendPipelineConfiguration(), output: out.take) }
+        #expect(throws: SendPipelineError.self) {
+            try SendPipeline(configuration: SendPipelineConfiguration(video: .init(codec: .vp8, width: 15, height: 120)), output: out.take)
+        }
+        #expect(throws: SendPipelineError.self) {
+            try SendPipeline(configuration: SendPipelineConfiguration(video: .init(codec: .vp8, width: 160, height: 120, rtxSSRC: 0x1000_0001)),
+                             output: out.take)
+        }
+        #expect(throws: SendPipelineError.self) {
+            try SendPipeline(configuration: SendPipelineConfiguration(video: .init(codec: .vp8, width: 160, height: 120),
+                                                                     maximumPacketSize: 100), output: out.take)
+        }
+        #expect(throws: ReceivePipelineError.self) {
+            try ReceivePipeline(configuration: ReceivePipelineConfiguration(video: .init(codec: .vp8), audio: .init(payloadType: 96)),
+                                output: { _ in }, render: { _ in })
+        }
+        #expect(throws: (any Error).self) {
+            let sender = try makeSender(out)
+            try sender.sendVideo(TestPatternSource(width: 320, height: 240, colorIndex: 0).render(frameIndex: 0), at: .zero)
+        }
+    }
+}
