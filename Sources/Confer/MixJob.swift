@@ -15,9 +15,10 @@ public struct MixOptions: Sendable {
     public var codec: Codec?
     /// Target bitrate in kbit/s; nil uses a default for the canvas size.
     public var bitrateKbps: Int?
-    /// Encoder threads, or nil to choose: two while the machine has nothing else running,
-    /// one otherwise (libvpx's threads spin while they wait for each other and collapse
-    /// when the cores are shared; see the report's ``MixReport/Pipeline``).
+    /// Encoder threads, or nil to choose: two while other work leaves a core free (or under
+    /// a real-time policy), one otherwise, dropping to one mid-mix if the cores fill up
+    /// (libvpx's threads spin while they wait for each other and collapse when the cores
+    /// are shared; the report's ``MixReport/Pipeline`` says what was used).
     public var threads: Int?
     /// libvpx cpu-used / x264 speed.
     public var speed: Int

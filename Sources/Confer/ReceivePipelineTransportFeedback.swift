@@ -35,9 +35,11 @@ struct ReceivePipelineTransportFeedback {
     /// Notes that transport-wide sequence number `sequenceNumber` arrived at `arrival`.
     mutating func packetArrived(_ sequenceNumber: UInt16, at arrival: Timestamp) {
         var number = unwrapper.unwrap(sequenceNumber)
-        if highest != .min, abs(number - highest) >= Int64(Self.capacity) {
+        if highest != .min, number - highest > Self.maximumWindow || highest - number >= Int64(Self.capacity) {
             // A jump this far is a new sender (a restart starts at a random number): begin
-            // again rather than describe thousands of packets it never sent.
+            // again rather than describe thousands of packets it never sent. (An outage of
+            // more than 1000 packets is taken for one too; the sender then hears no loss
+            // for it, which its loss-based estimate can spare.)
             startOver()
             number = unwrapper.unwrap(sequenceNumber)
         }

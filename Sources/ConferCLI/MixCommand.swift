@@ -50,7 +50,7 @@ struct MixCommand: ParsableCommand {
     var codec: MixCodec?
     @Option(help: "Target bitrate in kbit/s.")
     var bitrate: Int?
-    @Option(help: "Encoder threads (default: 2 while nothing else runs on this machine or under a real-time policy, else 1).")
+    @Option(help: "Encoder threads (default: 2 while other work leaves a core free, else 1).")
     var threads: Int?
     @Option(help: "Encoder speed: libvpx cpu-used; for H.264, 8 or more is ultrafast.")
     var speed = 8
