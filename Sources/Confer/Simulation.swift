@@ -60,7 +60,7 @@ public enum Simulation {
 
     /// `fps` as a Y4M numerator and denominator: whole rates as N:1, NTSC-style rates as
     /// N·1000:1001, anything else to the millihertz.
-    static func rationalFrameRate(_ fps: Double) -> (Int, Int) {
+    public static func rationalFrameRate(_ fps: Double) -> (Int, Int) {
         if fps.rounded() == fps { return (Int(fps), 1) }
         let ntsc = fps * 1001 / 1000
         if abs(ntsc.rounded() - ntsc) < 1e-3 { return (Int(ntsc.rounded()) * 1000, 1001) }

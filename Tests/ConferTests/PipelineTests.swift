@@ -325,3 +325,37 @@ private func makeSender(_ out: Datagrams, audio: Bool = false, bitrate: Int = 30
         }
     }
 }
+
+@Suite struct PipelineStreamTests {
+    @Test func datagramsAndFramesComeOutAsAsyncSequences() async throws {
+        let (sender, datagrams) = try SendPipeline.withDatagramStream(configuration: SendPipelineConfiguration(
+            video: .init(codec: .vp8, width: 160, height: 120, speed: -8, allowsFrameDropping: false), probesBandwidth: false))
+        let (receiver, feedback, frames) = try ReceivePipeline.withStreams(configuration: ReceivePipelineConfiguration(
+            video: .init(codec: .vp8)))
+        var source = TestPatternSource(width: 160, height: 120, colorIndex: 1)
+        var iterator = datagrams.makeAsyncIterator()
+        var consumed = 0
+        for index in 0 ..< 5 {
+            let time = Timestamp.milliseconds(Int64(index) * 33)
+            var frame = source.next()
+            frame.timestamp = time
+            try sender.sendVideo(frame, at: time)
+            sender.poll(at: time)
+            // Take exactly what the pipeline has emitted so far (the stream would wait for more).
+            let emitted = sender.statistics.rtpPacketsSent + sender.statistics.rtcpPacketsSent
+            while consumed < emitted, let datagram = await iterator.next() {
+                datagram.withUnsafeBytes { receiver.receive($0, at: time + .milliseconds(10)) }
+                consumed += 1
+            }
+            receiver.poll(at: time + .milliseconds(60))
+        }
+        receiver.poll(at: .seconds(1))
+        var frameIterator = frames.makeAsyncIterator()
+        var rendered: [ReceivedVideoFrame] = []
+        for _ in 0 ..< 5 { if let frame = await frameIterator.next() { rendered.append(frame) } }
+        #expect(rendered.count == 5)
+        #expect(rendered.map(\.rtpTimestamp) == (0 ..< 5).map { sender.videoRTPTimestamp(at: .milliseconds(Int64($0) * 33))! })
+        var feedbackIterator = feedback.makeAsyncIterator()
+        #expect(await feedbackIterator.next() != nil)
+    }
+}

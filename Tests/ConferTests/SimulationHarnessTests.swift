@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import Confer
 import ConferMedia
@@ -44,12 +45,53 @@ func conditions(delayMs: Int64 = 0, jitterMs: Int64 = 0, lossPercent: Double = 0
 }
 
 @Suite struct SimulationHarnessTests {
-    @Test func cleanNetworkRendersEveryFrameWithLittleBufferDelay() throws {
+    @Test func framesTheEncoderSkipsAreRepeatedInTheOutput() throws {
+        // Rate control may skip frames: each one sent renders, each skipped one repeats the last.
         let report = try Simulation.run(patternMedia(seconds: 3), options: SimulationOptions(codec: .vp8, forward: conditions(delayMs: 20)))
         let video = try #require(report.video)
-        print(report.inputFrames, video.framesRendered, video.jitterBufferDelay, report.endToEndDelay, report.quality.meanPSNR, report.speed)
+        let sent = try #require(report.sender.video?.framesSent)
         #expect(report.inputFrames == 90)
         #expect(report.outputFrames == 90)
-        #expect(video.framesRendered == report.sender.video?.framesSent)
+        #expect(video.framesRendered == sent)
+        #expect(report.quality.framesShown == sent)
+        #expect(report.quality.framesRepeated == 90 - sent)
+        #expect(report.sender.video?.framesDroppedByEncoder == 90 - sent)
+    }
+
+    @Test func filesInFilesOutWithTheInputsFrameCountAndTiming() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        _ = try Generator.run(output: dir + "/in.y4m", width: 160, height: 120, frameRate: 25, seconds: 2)
+        _ = try Generator.run(output: dir + "/in.wav", seconds: 2)
+        let report = try Simulation.run(
+            input: dir + "/in.y4m", audioInput: dir + "/in.wav", output: dir + "/out.y4m", audioOutput: dir + "/out.wav",
+            options: SimulationOptions(forward: conditions(delayMs: 30, lossPercent: 2)))
+        #expect(report.inputFrames == 50)
+        #expect(report.frameRate == 25)
+        let received = try Y4MReader(path: dir + "/out.y4m")
+        #expect(received.header.frameRateNumerator == 25 && received.header.frameRateDenominator == 1)
+        var frames = 0
+        while try received.next() != nil { frames += 1 }
+        #expect(frames == 50)
+        // Audio is pulled from the first capture until everything sent has played out.
+        let audio = try WAVReader(path: dir + "/out.wav")
+        let seconds = Double(audio.outputFrameCount ?? 0) / 48_000
+        #expect(seconds >= 2 && seconds < 2.5)
+        #expect(abs(seconds - report.outputAudioSeconds) < 0.001)
+        #expect(report.quality.framesCompared == 50)
+        #expect(report.quality.meanPSNR.y > 30)
+
+        #expect(throws: JobError.self) {
+            try Simulation.run(input: dir + "/in.y4m", output: dir + "/out.ivf", options: SimulationOptions())
+        }
+        #expect(throws: JobError.self) {
+            try Simulation.run(input: dir + "/in.y4m", output: dir + "/o.y4m", audioOutput: dir + "/o.wav", options: SimulationOptions())
+        }
+    }
+
+    @Test func frameRatesBecomeY4MRationals() {
+        #expect(Simulation.rationalFrameRate(30) == (30, 1))
+        #expect(Simulation.rationalFrameRate(30_000.0 / 1001) == (30_000, 1001))
+        #expect(Simulation.rationalFrameRate(12.5) == (25, 2))
     }
 }
