@@ -12,6 +12,7 @@ let suite: [Target.Dependency] = [
     .product(name: "ConferSRTP", package: "Confer"),
     .product(name: "ConferMixer", package: "Confer"),
     .product(name: "ConferRender", package: "Confer"),
+    .product(name: "ConferJitter", package: "Confer"),
     .product(name: "ConferNet", package: "Confer"),
 ]
 
@@ -23,7 +24,7 @@ let package = Package(
         // 1.38.1 resolves here only with the MallocInterposer trait (see ../shared/STYLE.md).
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
     ],
-    targets: ["CodecBenchmarks", "MediaBenchmarks", "MixerBenchmarks", "RenderBenchmarks", "RTPBenchmarks", "SRTPBenchmarks",
+    targets: ["CodecBenchmarks", "MediaBenchmarks", "MixerBenchmarks", "RenderBenchmarks", "JitterBenchmarks", "RTPBenchmarks", "SRTPBenchmarks",
               "SimulationBenchmarks"].map { name in
         .executableTarget(
             name: name,

@@ -14,7 +14,7 @@ import ConferNet
 func loopedPattern(width: Int, height: Int, seconds: Int) -> SimulationMedia {
     let source = TestPatternSource(width: width, height: height, colorIndex: 2, seed: 7)
     let frames: [VideoFrame] = (0 ..< 90).map { index in
-        var copy = MutableVideoFrame(layout: FrameLayout(width: width, height: height))
+        let copy = MutableVideoFrame(layout: FrameLayout(width: width, height: height))
         copy.copyPixels(from: source.render(frameIndex: index))
         return copy.finish()
     }
