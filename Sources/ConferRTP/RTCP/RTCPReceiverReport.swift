@@ -23,11 +23,7 @@ public struct RTCPReceiverReport: RTCPPacketContent {
         let size = serializedSize
         try buffer.putRTCPHeader(count: UInt8(reportBlocks.count), packetType: RTCPPacketType.receiverReport, size: size)
         buffer.put32(ssrc, at: 4)
-        var position = 8
-        for block in reportBlocks {
-            block.write(to: buffer, at: position)
-            position += RTCPReportBlock.size
-        }
+        let position = RTCPReportBlock.writeBlocks(reportBlocks, to: buffer, at: 8)
         buffer.putBytes(profileExtension, at: position)
         return size
     }

@@ -89,4 +89,14 @@ public struct RTCPReportBlock: Hashable, Sendable {
         }
         return blocks
     }
+
+    /// Writes `blocks` one after another from `position` in `buffer`; returns the position after them.
+    static func writeBlocks(_ blocks: [RTCPReportBlock], to buffer: UnsafeMutableRawBufferPointer, at position: Int) -> Int {
+        var position = position
+        for block in blocks {
+            block.write(to: buffer, at: position)
+            position += size
+        }
+        return position
+    }
 }

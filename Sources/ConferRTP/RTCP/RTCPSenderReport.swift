@@ -43,11 +43,7 @@ public struct RTCPSenderReport: RTCPPacketContent {
         buffer.put32(rtpTimestamp, at: 16)
         buffer.put32(packetCount, at: 20)
         buffer.put32(octetCount, at: 24)
-        var position = 28
-        for block in reportBlocks {
-            block.write(to: buffer, at: position)
-            position += RTCPReportBlock.size
-        }
+        let position = RTCPReportBlock.writeBlocks(reportBlocks, to: buffer, at: 28)
         buffer.putBytes(profileExtension, at: position)
         return size
     }
