@@ -104,7 +104,7 @@ import ConferMedia
         #expect(throws: JobError.self) { try Transcoder.run(input: source, output: dir + "/x.wav") }
         #expect(throws: MediaFileError.self) { try Transcoder.run(input: dir + "/missing.y4m", output: dir + "/x.ivf") }
         let garbage = dir + "/garbage.ivf"
-        FileManager.default.createFile(atPath: garbage, contents: Data((0..<200).map { UInt8(truncatingIfNeeded: $0 &* 37) }))
+        #expect(FileManager.default.createFile(atPath: garbage, contents: Data((0..<200).map { UInt8(truncatingIfNeeded: $0 &* 37) })))
         #expect(throws: MediaFileError.self) { try Transcoder.run(input: garbage, output: dir + "/x.y4m") }
     }
 
@@ -120,7 +120,7 @@ import ConferMedia
         for _ in 0..<5 { offset += 12 + Int(bytes[offset]) | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2]) << 16 }
         let size = Int(bytes[offset]) | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2]) << 16
         for i in 0..<size where i > 3 { bytes[offset + 12 + i] = UInt8(truncatingIfNeeded: i &* 131) }
-        FileManager.default.createFile(atPath: encoded, contents: Data(bytes))
+        #expect(FileManager.default.createFile(atPath: encoded, contents: Data(bytes)))
         let reader = try VideoFileReader(path: encoded)
         var decoded = 0
         while try reader.next() != nil { decoded += 1 }
