@@ -1,5 +1,5 @@
-import ConferMedia
 import FuzzSupport
+import ConferMedia
 
 /// Feeds arbitrary bytes to the PNG reader: it must throw or return a picture within the
 /// pixel cap, never crash, hang or allocate without bound.

@@ -13,16 +13,6 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     return 0
 }
 
-// SwiftPM links debug executables with `--defsym main=FuzzY4M_main` (its hook for testable
-// executables), which displaces libFuzzer's own `main`. This entry point takes that name and
-// hands control to libFuzzer's driver, which then calls `fuzz` for every input.
-@_cdecl("FuzzY4M_main")
-public func fuzzerEntry(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var argc = argc
-    var argv = argv
-    return runFuzzerDriver(&argc, &argv, fuzz)
-}
-
 @_cdecl("FuzzY4M_main")
 func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
     runLibFuzzer(argc, argv) { data, size in fuzz(data, size) }
