@@ -7,10 +7,11 @@ struct ConferCommand: AsyncParsableCommand {
         commandName: "confer",
         abstract: "A real-time media engine for video meetings: codecs, RTP/SRTP, mixing and pacing.",
         discussion: """
-        Run `confer demo` to see every codec at work on built-in inputs, or `confer help SUBCOMMAND`.
+        Run `confer meeting` for a whole meeting on built-in inputs (participants, the compositing host, a simulated \
+        network, a renderer), `confer demo` to see every codec at work, or `confer help SUBCOMMAND`.
         Every command prints a human summary; add --json for machine-readable output.
         """,
-        subcommands: [DemoCommand.self, TranscodeCommand.self, GenerateCommand.self, CompareCommand.self, ProbeCommand.self,
+        subcommands: [MeetingCommand.self, DemoCommand.self, TranscodeCommand.self, GenerateCommand.self, CompareCommand.self, ProbeCommand.self,
                       SendCommand.self, ReceiveCommand.self, NetsimCommand.self, SimulateCommand.self,
                       MixCommand.self, RenderCommand.self, SnapshotCommand.self]
     )

@@ -1,0 +1,161 @@
+import ArgumentParser
+import Foundation
+import Confer
+import ConferMedia
+import ConferNet
+
+struct MeetingCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "meeting",
+        abstract: "Run a whole meeting in virtual time: participants, the compositing host, the network, a renderer.",
+        discussion: """
+        Every participant (a synthetic camera and a voice that takes turns by default; recorded files with \
+        --inputs) sends over its own simulated path to the host. The host decodes everyone, lays them out \
+        on one canvas, encodes it once and sends it back to all, and mixes audio for each listener without \
+        their own voice. Participant 1's received composite goes to -o and its mix to --audio-out; its \
+        display is modelled with a frame pacer (the composite and a self view sharing the draw budget). \
+        The report has per-member figures (frame rate and resolution received, bytes and packets sent, \
+        received and lost both ways, audio packet rates, speaking), the host's and the renderer's.
+
+        Examples:
+          confer meeting
+          confer meeting --participants 9 --loss 3 --jitter 20 --layout speaker -o call.ivf --audio-out mix.wav
+          confer meeting --inputs a.y4m b.y4m c.y4m --audio-inputs a.wav b.wav c.wav --report report.json
+        """)
+
+    @Option(help: "How many participants, each with a synthetic camera and voice.")
+    var participants = 4
+    @Option(parsing: .upToNextOption, help: "Recorded video per participant (.y4m, .ivf, .h264); sets the count.")
+    var inputs: [String] = []
+    @Option(name: .customLong("audio-inputs"), parsing: .upToNextOption,
+            help: "Recorded audio per participant (.wav, .opus), in the same order; the others talk in turns.")
+    var audioInputs: [String] = []
+    @Option(help: ArgumentHelp("Seconds of media each participant sends.", valueName: "S"))
+    var duration: Double = 10
+    @Option(help: ArgumentHelp("Random loss on every path, both ways, in percent.", valueName: "PCT"))
+    var loss: Double = 0
+    @Option(help: ArgumentHelp("Delay variation on every path in milliseconds (normal distribution, order kept).", valueName: "MS"))
+    var jitter: Double = 0
+    @Option(help: ArgumentHelp("One-way delay between each participant and the host, in milliseconds.", valueName: "MS"))
+    var delay: Double = 25
+    @Option(help: ArgumentHelp("Bandwidth cap of every downlink in kbit/s.", valueName: "KBPS"))
+    var bandwidth: Double?
+    @Option(help: "grid, speaker, pip, presenter, or a FILE.json layout (participant numbers from 1).")
+    var layout = "grid"
+    @Option(help: "Video codec of every stream: vp8, vp9 or h264.")
+    var codec: Codec = .vp8
+    @Option(help: "Canvas size, WIDTHxHEIGHT.")
+    var size = VideoSize(width: 1280, height: 720)
+    @Option(help: "Composite frame rate.")
+    var fps: Double = 30
+    @Option(help: ArgumentHelp("The composite's bitrate ceiling in kbit/s.", valueName: "KBPS"))
+    var bitrate = 1500
+    @Option(help: ArgumentHelp("Draws per second participant 1's display affords.", valueName: "N"))
+    var budget = 120
+    @Option(help: ArgumentHelp("Participant 1's display refresh rate in Hz.", valueName: "HZ"))
+    var refresh = 60
+    @Flag(name: .customLong("no-srtp"), help: "Send plain RTP instead of SRTP.")
+    var noSRTP = false
+    @Option(help: ArgumentHelp("Random seed: the same seed and options give the same meeting.", valueName: "N"))
+    var seed: UInt64 = 1
+    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the composite participant 1 received (.ivf, .h264 or .y4m).",
+                                                    valueName: "COMPOSITE.ivf"))
+    var output = "/tmp/confer-meeting/composite.ivf"
+    @Option(help: ArgumentHelp("Where to write participant 1's mix (.wav or .opus).", valueName: "MIX.wav"))
+    var audioOut = "/tmp/confer-meeting/mix.wav"
+    @Option(help: ArgumentHelp("Also write the full report as JSON to this file.", valueName: "REPORT.json"))
+    var report = "/tmp/confer-meeting/report.json"
+    @OptionGroup var outputOptions: OutputOptions
+
+    func validate() throws {
+        if !inputs.isEmpty && participants != 4 && participants != inputs.count {
+            throw ValidationError("--participants \(participants) but \(inputs.count) --inputs: give one or the other")
+        }
+        if !(0...100).contains(loss) { throw ValidationError("--loss is a percentage, 0…100") }
+        for (name, value) in [("--delay", delay), ("--jitter", jitter)] where !(0...10_000).contains(value) {
+            throw ValidationError("\(name) is in milliseconds, 0…10000")
+        }
+        if let bandwidth, !(bandwidth >= 50 && bandwidth <= 1_000_000) { throw ValidationError("--bandwidth is in kbit/s, 50…1000000") }
+        if !(50...50_000).contains(bitrate) { throw ValidationError("--bitrate is in kbit/s, 50…50000") }
+        let lowered = layout.lowercased()
+        if !MixLayout.names.contains(lowered) && !["active-speaker", "picture-in-picture"].contains(lowered)
+            && !lowered.hasSuffix(".json") {
+            throw ValidationError("unknown --layout '\(layout)': use grid, speaker, pip, presenter or a FILE.json")
+        }
+    }
+
+    /// The meeting the options describe (the layout file is read here).
+    func meetingOptions() throws -> MeetingOptions {
+        let jitterDelta = TimeDelta.seconds(jitter / 1000)
+        let uplink = NetworkConditions(delay: .seconds(delay / 1000), jitter: .normal(jitterDelta), loss: loss / 100)
+        var downlink = uplink
+        downlink.bandwidth = bandwidth.map { Int(($0 * 1000).rounded()) }
+        let options = MeetingOptions(
+            participants: inputs.isEmpty ? participants : inputs.count, videoInputs: inputs, audioInputs: audioInputs,
+            duration: .seconds(duration), uplink: uplink, downlink: downlink, layout: try MixLayout(argument: layout),
+            codec: codec, canvasWidth: size.width, canvasHeight: size.height, frameRate: fps,
+            compositeBitrate: bitrate * 1000, srtp: !noSRTP, drawBudget: budget, refreshRate: refresh, seed: seed)
+        try options.validate()
+        return options
+    }
+
+    func run() throws {
+        let options = try meetingOptions()
+        for path in [output, audioOut, report] {
+            let directory = (path as NSString).deletingLastPathComponent
+            if !directory.isEmpty { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        }
+        let progress = outputOptions.progress("meeting")
+        let result = try Meeting.run(options: options, compositeOutput: output, mixOutput: audioOut) { fraction in
+            progress.update(Int(fraction * 100), of: 100, unit: "percent")
+        }
+        progress.finish()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        try encoder.encode(result).write(to: URL(fileURLWithPath: report))
+        try outputOptions.emit(MeetingCommandReport(report: result, reportFile: report))
+    }
+}
+
+/// What `confer meeting` prints.
+struct MeetingCommandReport: CommandReport {
+    var report: MeetingReport
+    var reportFile: String
+
+    func encode(to encoder: any Encoder) throws { try report.encode(to: encoder) }
+
+    var humanSummary: [String] {
+        let r = report
+        let up = r.uplinkConditions
+        var lines = ["\(r.participants) participants, \(fixed(r.mediaSeconds, 1)) s, \(r.layout) layout on \(r.canvas) "
+                     + "\(r.codec) @ \(fixed(r.frameRate, 0)) fps" + (r.srtp ? ", SRTP" : "") + ", seed \(r.seed)"]
+        lines.append("  network each way: \(fixed(Double(up.delay.microseconds) / 1000, 0)) ms"
+                     + ", jitter \(fixed(Double(up.jitter.amount.microseconds) / 1000, 0)) ms, loss \(fixed(up.loss * 100, 1)) %"
+                     + (r.downlinkConditions.bandwidth.map { ", downlink cap \($0 / 1000) kbit/s" } ?? ""))
+        lines.append("  host: \(fixed(r.hostSendFrameRate, 1)) fps sent, \(r.host.keyframesEncoded) keyframes "
+                     + "(\(r.host.keyframeRequestsReceived) requests), at most \(r.host.maximumAudioEncodersInUse) audio encoders")
+        var rows = [["member", "sent", "up kB / lost", "down kB / lost", "streams v+a", "recv fps", "resolution",
+                     "freezes", "audio pkt/s out / in", "speaking s (sched)"]]
+        for m in r.members {
+            rows.append([
+                "\(m.id)", "\(m.sentResolution) \(m.sendBitrate / 1000)k",
+                "\(m.uplink.bytesSent / 1000) / \(m.uplink.packetsLost)",
+                "\(m.downlink.bytesDelivered / 1000) / \(m.downlink.packetsLost)",
+                "\(m.videoStreamsReceived)+\(m.audioStreamsReceived)", fixed(m.receiveFrameRate, 1), m.receivedResolution,
+                "\(m.freezeCount)", "\(fixed(m.audioPacketsSentPerSecond, 0)) / \(fixed(m.audioPacketsReceivedPerSecond, 0))",
+                fixed(m.speakingSeconds, 1) + (m.scheduledTalkSeconds.map { " (\(fixed($0, 1)))" } ?? ""),
+            ])
+        }
+        lines += table(rows).map { "  " + $0 }
+        let renderer = r.renderer
+        let views = renderer.views.map { v in "view \(v.view.rawValue) \(fixed(v.averageDrawnFPS, 1)) fps, "
+            + "\(v.dropped.superseded + v.dropped.budget) dropped" }.joined(separator: "; ")
+        lines.append("  participant 1's renderer: \(renderer.budget) draws/s at \(renderer.refreshRate) Hz, "
+                     + "utilization \(fixed(renderer.utilization * 100, 0)) % — \(views)")
+        lines.append("  wrote \(r.compositeFile ?? "-") (\(r.compositeFramesWritten) frames), \(r.mixFile ?? "-") "
+                     + "(\(fixed(r.mixSeconds, 1)) s), \(reportFile)")
+        lines.append("  \(fixed(r.simulatedSeconds, 1)) simulated seconds in \(fixed(r.wallSeconds, 2)) s: \(fixed(r.speed, 1))× real time")
+        return lines
+    }
+}
