@@ -41,8 +41,9 @@ import ConferRTP
 ///
 /// **Nobody holds up the others.** Composing never waits: a participant whose pictures stop
 /// (stopped, muted, lost) shows the placeholder after
-/// ``HostPipelineConfiguration/placeholderTimeout``; one whose audio stops is mixed as
-/// silence. Garbage is counted and dropped by the participant's receive chain (or, as
+/// ``HostPipelineConfiguration/placeholderTimeout``; one whose audio stops is concealed
+/// briefly, then mixed as silence after ``HostPipelineConfiguration/audioTimeout`` (it stops
+/// counting as speaking and gives its encoder back). Garbage is counted and dropped by the participant's receive chain (or, as
 /// feedback, by its send side); datagrams for unknown participants are counted. Memory is
 /// bounded: fixed buffers per participant, a bounded history, a pool no larger than the
 /// number of speakers at once.

@@ -24,6 +24,7 @@ final class HostPipelineAudio {
     var mixer: AudioMixer<ParticipantID>
     private let settings: AudioEncoderSettings
     private let stepsPerFrame: Int
+    private let audioTimeout: TimeDelta
     /// The step of the frame being filled that comes next.
     private var step = 0
     /// The media time of the frame being filled (its first step).
@@ -51,6 +52,7 @@ final class HostPipelineAudio {
         settings = AudioEncoderSettings(channels: mixer.configuration.outputChannels.count, bitrate: configuration.audioBitrate,
                                         frameDurationMs: configuration.audioFrameDuration)
         stepsPerFrame = configuration.audioFrameDuration / 10
+        audioTimeout = configuration.audioTimeout
         shared = try HostPipelineAudioEncoder(settings: settings, stepFrames: AudioMixer<ParticipantID>.stepFrames)
     }
 
@@ -60,6 +62,10 @@ final class HostPipelineAudio {
     func step(at time: Timestamp, participants: [HostPipelineParticipant], now: Timestamp) throws -> Bool {
         for participant in participants where participant.sendsAudio {
             participant.receive.pullAudio(at: time, into: &participant.audioInput)
+            // The receive chain conceals a gap for as long as it lasts, ending in noise at the
+            // level it estimated; a participant that stopped sending is mixed as silence
+            // instead, so it neither raises everyone's noise floor nor holds the floor.
+            guard let last = participant.receive.audio?.lastArrival, time - last <= audioTimeout else { continue }
             // Every participant was added to the mixer with its pipeline and its frames are
             // mono or stereo (the jitter buffer's configuration): this cannot fail.
             try? mixer.push(participant.audioInput, from: participant.id)

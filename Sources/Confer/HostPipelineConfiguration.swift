@@ -36,6 +36,9 @@ public struct HostPipelineConfiguration: Sendable {
     public var keyframeRequestInterval: TimeDelta
     /// How long after a participant's last picture its slot shows the placeholder.
     public var placeholderTimeout: TimeDelta
+    /// How long after a participant's last audio packet it is mixed as silence: shorter gaps
+    /// are concealed by its receive chain, longer ones would be filled with noise.
+    public var audioTimeout: TimeDelta
     /// libvpx `cpu-used` or the x264 preset index. For VP8 it is used negated: a positive
     /// value lets libvpx pick its speed from wall-clock encode times, so runs in virtual
     /// time would depend on the machine's load (see ``Simulation``).
@@ -82,6 +85,7 @@ public struct HostPipelineConfiguration: Sendable {
                 layout: LayoutKind = .grid(), maximumBitrate: Int = 1_500_000, minimumBitrate: Int = 150_000,
                 startBitrate: Int? = nil, audioBitrate: Int = 32_000, audioFrameDuration: Int = 20,
                 keyframeRequestInterval: TimeDelta = .milliseconds(500), placeholderTimeout: TimeDelta = .seconds(1),
+                audioTimeout: TimeDelta = .milliseconds(300),
                 speed: Int = -8, threads: Int = 1, allowsFrameDropping: Bool = true, maximumPacketSize: Int = 1200,
                 seed: UInt64 = 1, videoSSRC: UInt32 = 0x4000_0001, rtxSSRC: UInt32 = 0x4000_0002,
                 audioSSRC: UInt32 = 0x5000_0001, videoPayloadType: UInt8 = 96, rtxPayloadType: UInt8 = 97,
@@ -101,6 +105,7 @@ public struct HostPipelineConfiguration: Sendable {
         self.audioFrameDuration = audioFrameDuration
         self.keyframeRequestInterval = keyframeRequestInterval
         self.placeholderTimeout = placeholderTimeout
+        self.audioTimeout = audioTimeout
         self.speed = speed
         self.threads = threads
         self.allowsFrameDropping = allowsFrameDropping
