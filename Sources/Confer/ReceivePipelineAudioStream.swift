@@ -11,6 +11,8 @@ final class ReceivePipelineAudioStream {
     private(set) var ssrc: UInt32?
     /// Reception of that SSRC, for receiver reports.
     var reception: RTPReceiverStatistics?
+    /// When the last packet arrived (the host stops mixing a participant whose audio stopped).
+    private(set) var lastArrival: Timestamp?
 
     init(configuration: ReceivePipelineConfiguration.Audio) throws {
         self.configuration = configuration
@@ -25,6 +27,7 @@ final class ReceivePipelineAudioStream {
         }
         reception?.receive(sequenceNumber: packet.sequenceNumber, rtpTimestamp: packet.timestamp, arrival: arrival)
         jitterBuffer.insert(packet, arrival: arrival)
+        lastArrival = arrival
     }
 
     /// The next 10 ms of audio, played at `now`, into `frame`.

@@ -9,31 +9,8 @@ extension SendPipeline {
     /// A compound that does not authenticate or parse is counted and dropped; the packets
     /// before a malformed one in it still count.
     public func receiveRTCP(_ datagram: UnsafeRawBufferPointer, at now: Timestamp) {
-        rtcpPacketsReceived += 1
-        guard datagram.count <= controlInput.count else {
-            rtcpPacketsMalformed += 1
-            return
-        }
-        var bytes = datagram
-        if let controlSession {
-            UnsafeMutableRawBufferPointer(rebasing: controlInput[0 ..< datagram.count]).copyMemory(from: datagram)
-            guard let length = try? controlSession.unprotectRTCP(controlInput, length: datagram.count) else {
-                rtcpPacketsMalformed += 1
-                return
-            }
-            bytes = UnsafeRawBufferPointer(rebasing: controlInput[0 ..< length])
-        }
-        var reader = RTCPCompoundReader(bytes)
         var estimateChanged = false
-        while true {
-            let packet: RTCPPacket
-            do throws(RTCPError) {
-                guard let slice = try reader.next() else { break }
-                packet = try RTCPPacket(parsing: slice)
-            } catch {
-                rtcpPacketsMalformed += 1
-                break
-            }
+        controlInput.read(datagram) { packet in
             estimateChanged = handle(packet, at: now) || estimateChanged
         }
         if estimateChanged { applyBandwidthEstimate() }

@@ -2,7 +2,6 @@ public import ConferMedia
 import ConferCodecs
 import ConferRTP
 import ConferCongestion
-import ConferSRTP
 
 /// The sending side of a call: frames in, datagrams out, feedback in.
 ///
@@ -40,12 +39,8 @@ public final class SendPipeline {
     var reportRoundTripTime: TimeDelta?
     /// The probe burst in progress.
     var probe = SendPipelineProbe()
-    var rtcpPacketsReceived = 0
-    var rtcpPacketsMalformed = 0
-    /// Where SRTCP from the receiver is unprotected (libsrtp works in place).
-    let controlInput: UnsafeMutableRawBufferPointer
-    /// Verifies SRTCP from the receiver, which protects with the same key.
-    let controlSession: SRTPSession?
+    /// Reads RTCP from the receiver, which protects it with the same key.
+    let controlInput: SendPipelineControlInput
 
     /// A pipeline sending what `configuration` describes to `output`.
     ///
@@ -83,11 +78,8 @@ public final class SendPipeline {
         audio = try configuration.audio.map {
             try SendPipelineAudioStream(configuration: $0, pipeline: configuration, transport: transport, random: &random)
         }
-        controlSession = try configuration.srtpKey.map { try SRTPSession(key: $0, direction: .inbound) }
-        controlInput = .allocate(byteCount: 65_536, alignment: 16)
+        controlInput = try SendPipelineControlInput(srtpKey: configuration.srtpKey)
     }
-
-    deinit { controlInput.deallocate() }
 
     /// Encodes and sends `frame`, whose timestamp is its capture time, at `now`.
     ///
@@ -144,7 +136,7 @@ public final class SendPipeline {
         return SendPipelineStatistics(
             video: videoStatistics, audio: audio?.statistics, rtpPacketsSent: transport.rtpPacketsSent,
             rtpBytesSent: transport.rtpBytesSent, rtcpPacketsSent: transport.rtcpPacketsSent,
-            rtcpPacketsReceived: rtcpPacketsReceived, rtcpPacketsMalformed: rtcpPacketsMalformed,
+            rtcpPacketsReceived: controlInput.packetsReceived, rtcpPacketsMalformed: controlInput.packetsMalformed,
             sendFailures: transport.sendFailures, roundTripTime: roundTripTime?.seconds,
             bandwidth: transport.estimator.snapshot)
     }

@@ -38,19 +38,28 @@ final class SendPipelineTransport {
     /// Largest RTCP compound sent (sender reports for two streams, SDES).
     static let controlBufferSize = 1500
 
-    init(configuration: SendPipelineConfiguration, estimator: SendSideBandwidthEstimator, firstTransportSequenceNumber: UInt16,
-         output: @escaping (UnsafeRawBufferPointer) -> Void) throws {
-        let tagSize = max(configuration.srtpKey?.profile.rtpOverhead ?? 0, configuration.srtpKey?.profile.rtcpOverhead ?? 0)
-        maximumRTPSize = configuration.maximumPacketSize - (configuration.srtpKey?.profile.rtpOverhead ?? 0)
+    convenience init(configuration: SendPipelineConfiguration, estimator: SendSideBandwidthEstimator,
+                     firstTransportSequenceNumber: UInt16, output: @escaping (UnsafeRawBufferPointer) -> Void) throws {
+        try self.init(maximumPacketSize: configuration.maximumPacketSize, srtpKey: configuration.srtpKey, estimator: estimator,
+                      firstTransportSequenceNumber: firstTransportSequenceNumber, output: output)
+    }
+
+    /// A transport sending datagrams of at most `maximumPacketSize` bytes (SRTP tag
+    /// included), protected with `srtpKey` if given. The compositing host makes one per
+    /// participant (``HostPipeline``), the send pipeline one for its path.
+    init(maximumPacketSize: Int, srtpKey: SRTPMasterKey?, estimator: SendSideBandwidthEstimator,
+         firstTransportSequenceNumber: UInt16, output: @escaping (UnsafeRawBufferPointer) -> Void) throws {
+        let tagSize = max(srtpKey?.profile.rtpOverhead ?? 0, srtpKey?.profile.rtcpOverhead ?? 0)
+        maximumRTPSize = maximumPacketSize - (srtpKey?.profile.rtpOverhead ?? 0)
         guard maximumRTPSize >= 200 else {
-            throw SendPipelineError("a maximum packet size of \(configuration.maximumPacketSize) bytes leaves too little room for media")
+            throw SendPipelineError("a maximum packet size of \(maximumPacketSize) bytes leaves too little room for media")
         }
-        buffer = .allocate(byteCount: configuration.maximumPacketSize + tagSize + 16, alignment: 16)
+        buffer = .allocate(byteCount: maximumPacketSize + tagSize + 16, alignment: 16)
         controlBuffer = .allocate(byteCount: Self.controlBufferSize + tagSize + 16, alignment: 16)
         self.estimator = estimator
         transportSequenceNumber = firstTransportSequenceNumber
-        srtp = try configuration.srtpKey.map { try SRTPSession(key: $0, direction: .outbound) }
-        srtcp = try configuration.srtpKey.map { try SRTPSession(key: $0, direction: .outbound) }
+        srtp = try srtpKey.map { try SRTPSession(key: $0, direction: .outbound) }
+        srtcp = try srtpKey.map { try SRTPSession(key: $0, direction: .outbound) }
         self.output = output
     }
 
@@ -61,12 +70,14 @@ final class SendPipelineTransport {
 
     /// Stamps the RTP packet in the first `length` bytes of ``buffer`` with the next
     /// transport-wide sequence number and the send time, tells the congestion controller,
-    /// protects it and hands it to the output.
+    /// protects it and hands it to the output. Returns the bytes handed to the output, 0
+    /// when the packet could not be sent.
+    @discardableResult
     func sendRTP(length: Int, transportSequenceOffset: Int?, absoluteSendTimeOffset: Int?, at now: Timestamp,
-                 probeClusterID: Int? = nil) {
+                 probeClusterID: Int? = nil) -> Int {
         guard length > 0 else {
             sendFailures += 1
-            return
+            return 0
         }
         let sequenceNumber = transportSequenceNumber
         if let offset = transportSequenceOffset {
@@ -84,7 +95,7 @@ final class SendPipelineTransport {
         if let srtp {
             guard let protected = try? srtp.protectRTP(buffer, length: length) else {
                 sendFailures += 1
-                return
+                return 0
             }
             size = protected
         }
@@ -95,19 +106,23 @@ final class SendPipelineTransport {
         rtpPacketsSent += 1
         rtpBytesSent += size
         output(UnsafeRawBufferPointer(rebasing: buffer[0 ..< size]))
+        return size
     }
 
     /// Copies `packet` (an RTX packet another component wrote) into ``buffer`` and sends it
     /// like a packet written there; its header extensions sit where the original's did.
+    /// The compositing host sends its one plaintext packet to each participant this way,
+    /// stamped and protected for each.
+    @discardableResult
     func sendRTP(copying packet: UnsafeRawBufferPointer, transportSequenceOffset: Int?, absoluteSendTimeOffset: Int?,
-                 at now: Timestamp) {
+                 at now: Timestamp) -> Int {
         guard packet.count <= maximumRTPSize else {
             sendFailures += 1
-            return
+            return 0
         }
         UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< packet.count]).copyMemory(from: packet)
-        sendRTP(length: packet.count, transportSequenceOffset: transportSequenceOffset,
-                absoluteSendTimeOffset: absoluteSendTimeOffset, at: now)
+        return sendRTP(length: packet.count, transportSequenceOffset: transportSequenceOffset,
+                       absoluteSendTimeOffset: absoluteSendTimeOffset, at: now)
     }
 
     /// Writes `packets` as one compound, protects it and hands it to the output.

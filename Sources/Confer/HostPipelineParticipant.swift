@@ -1,0 +1,68 @@
+import ConferMedia
+import ConferMixer
+
+/// Everything the host keeps for one participant: its receive chain (uplink), its send
+/// side (downlink), the audio pulled from it each step, and the encoder of its own
+/// mix-minus while it is speaking.
+final class HostPipelineParticipant {
+    let id: ParticipantID
+    let configuration: HostParticipantConfiguration
+    /// Decodes what the participant sends; its pictures go to the compositor through ``pictures``.
+    let receive: ReceivePipeline
+    let downlink: HostPipelineDownlink
+    let pictures: HostPipelinePictureInput
+    /// Where each 10 ms of the participant's audio is pulled to (allocated once).
+    var audioInput: AudioFrame
+    /// The pooled encoder of this participant's own mix-minus, while it contributes to the mix.
+    var ownEncoder: HostPipelineAudioEncoder?
+    /// The round-trip time last handed to the receive chain's jitter buffer.
+    var lastRoundTripTime: TimeDelta?
+
+    init(id: ParticipantID, configuration: HostParticipantConfiguration, host: HostPipelineConfiguration,
+         video: HostPipelineVideo, random: inout SeededRandom, output: @escaping (UnsafeRawBufferPointer) -> Void) throws {
+        self.id = id
+        self.configuration = configuration
+        let pictures = HostPipelinePictureInput(id: id, video: video)
+        self.pictures = pictures
+        receive = try ReceivePipeline(configuration: configuration.receive, output: output, render: pictures.take)
+        downlink = try HostPipelineDownlink(host: host, participant: configuration, random: &random, output: output)
+        audioInput = AudioFrame(silenceOf: conferSampleRate / 100,
+                                channels: configuration.receive.audio?.jitterBuffer.channels ?? 1)
+    }
+
+    /// Whether the participant sends audio to be mixed.
+    var sendsAudio: Bool { configuration.receive.audio != nil }
+    /// Whether the participant sends video to be composed.
+    var sendsVideo: Bool { configuration.receive.video != nil }
+}
+
+/// Takes the pictures one participant's receive chain decodes and hands them to the
+/// compositor, noting their size and rate. A class of its own so the receive pipeline's
+/// render closure can hold it without holding the participant (which owns that pipeline).
+final class HostPipelinePictureInput {
+    let id: ParticipantID
+    private let video: HostPipelineVideo
+    private(set) var framesReceived = 0
+    private(set) var width = 0
+    private(set) var height = 0
+    private var rate = HostPipelineRateMeter()
+
+    init(id: ParticipantID, video: HostPipelineVideo) {
+        self.id = id
+        self.video = video
+    }
+
+    /// Shows `received` in the participant's slot from now on (the time of the host's call
+    /// under way: the jitter buffer delivers pictures when they are due).
+    func take(_ received: ReceivedVideoFrame) {
+        let now = video.now
+        video.compositor.update(participant: id, frame: received.frame, at: now)
+        framesReceived += 1
+        width = received.frame.width
+        height = received.frame.height
+        rate.record(at: now)
+    }
+
+    /// Pictures per second received over the last second, at `now`.
+    func frameRate(at now: Timestamp) -> Double { rate.rate(at: now) }
+}

@@ -1,0 +1,182 @@
+import ConferMedia
+import ConferCodecs
+import ConferRTP
+import ConferJitter
+import ConferMixer
+import ConferSRTP
+
+/// The host's composite video: the compositor, and one encoder, one payloader, one RTP
+/// writer (one SSRC, one RTX SSRC) and one packet history for everyone.
+///
+/// Each composite frame is composed, encoded and packetized once; every packet is written
+/// once, in plaintext, into ``packet`` and stored in the history, then handed to each
+/// participant's ``HostPipelineDownlink``, which stamps its own transport-wide sequence
+/// number and protects it with its own key. The plaintext packets are therefore identical
+/// for every participant, and so are their sequence numbers and timestamps.
+final class HostPipelineVideo {
+    let configuration: HostPipelineConfiguration
+    var compositor: VideoCompositor
+    private let encoder: AnyVideoEncoder
+    private var payloader: SendPipelineVideoPayloader
+    private(set) var writer: SendPipelinePacketWriter
+    /// Writes padding-only probe packets on the RTX stream.
+    private var rtxWriter: SendPipelinePacketWriter
+    private(set) var history: RTPPacketHistory
+    private var encoded: EncodedFrame
+    /// Where each composite packet is written once, before any participant's transport copies it.
+    private let packet: UnsafeMutableRawBufferPointer
+    /// The payload size that leaves room for the header, the RTX sequence number and any SRTP tag.
+    private let maximumPayloadSize: Int
+    /// The RTP timestamp of the last frame sent, for padding packets.
+    private var lastRTPTimestamp: UInt32 = 0
+    var throttle: HostPipelineKeyframeThrottle
+    /// The bitrate the encoder was last set to.
+    private(set) var encoderBitrate: Int
+    private var sendRate = HostPipelineRateMeter()
+
+    /// The time of the host's latest entry point (for pictures that arrive inside a receive
+    /// pipeline's call, which does not pass the time on).
+    var now = Timestamp.zero
+
+    private(set) var framesComposed = 0
+    private(set) var framesEncoded = 0
+    private(set) var framesDroppedByEncoder = 0
+    private(set) var framesSent = 0
+    private(set) var keyFramesEncoded = 0
+    private(set) var bytesEncoded = 0
+    private(set) var bitrateChanges = 0
+
+    init(configuration: HostPipelineConfiguration, random: inout SeededRandom) throws {
+        self.configuration = configuration
+        guard configuration.codec.isVideo else {
+            throw HostPipelineError("opus is an audio codec; the composite needs vp8, vp9 or h264")
+        }
+        guard configuration.width >= 16, configuration.height >= 16, configuration.width % 2 == 0,
+              configuration.height % 2 == 0 else {
+            throw HostPipelineError("a canvas of \(configuration.width)x\(configuration.height): sizes must be even and at least 16")
+        }
+        guard configuration.frameRate > 0, configuration.frameRate <= 240 else {
+            throw HostPipelineError("a frame rate of \(configuration.frameRate) is outside 0…240")
+        }
+        guard configuration.minimumBitrate > 0, configuration.maximumBitrate >= configuration.minimumBitrate else {
+            throw HostPipelineError("video bitrates must satisfy 0 < minimum ≤ maximum")
+        }
+        compositor = VideoCompositor(
+            configuration: VideoCompositor.Configuration(
+                width: configuration.width, height: configuration.height, frameRate: configuration.frameRate,
+                placeholderTimeout: configuration.placeholderTimeout),
+            layoutKind: configuration.layout)
+        payloader = try SendPipelineVideoPayloader(codec: configuration.codec)
+        let speed = configuration.codec == .vp8 ? -abs(configuration.speed) : configuration.speed
+        encoderBitrate = configuration.effectiveStartBitrate
+        encoder = try AnyVideoEncoder(
+            codec: configuration.codec,
+            settings: VideoEncoderSettings(
+                width: configuration.width, height: configuration.height, frameRate: configuration.frameRate,
+                bitrate: encoderBitrate, threads: configuration.threads, speed: speed, errorResilient: true,
+                keyframeInterval: 0),
+            allowsFrameDropping: configuration.allowsFrameDropping)
+        writer = try SendPipelinePacketWriter(
+            ssrc: configuration.videoSSRC, payloadType: configuration.videoPayloadType,
+            clockRate: configuration.codec.rtpClockRate, transportSequenceNumberID: configuration.transportSequenceNumberID,
+            absoluteSendTimeID: nil, firstSequenceNumber: UInt16(truncatingIfNeeded: random.next()),
+            timestampOffset: UInt32(truncatingIfNeeded: random.next()))
+        rtxWriter = try SendPipelinePacketWriter(
+            ssrc: configuration.rtxSSRC, payloadType: configuration.rtxPayloadType,
+            clockRate: configuration.codec.rtpClockRate, transportSequenceNumberID: configuration.transportSequenceNumberID,
+            absoluteSendTimeID: nil, firstSequenceNumber: 0, timestampOffset: 0)
+        // Participants join later with keys of any profile: leave room for the largest tag.
+        let tag = SRTPProfile.allCases.map(\.rtpOverhead).max() ?? 0
+        let maximumRTPSize = configuration.maximumPacketSize - tag
+        guard maximumRTPSize >= 200 else {
+            throw HostPipelineError("a maximum packet size of \(configuration.maximumPacketSize) bytes leaves too little room for media")
+        }
+        history = RTPPacketHistory(
+            configuration: .init(capacity: configuration.historyCapacity, maxAge: .seconds(1), maxPacketSize: maximumRTPSize),
+            rtxSSRC: configuration.rtxSSRC, rtxPayloadType: configuration.rtxPayloadType,
+            firstRTXSequenceNumber: UInt16(truncatingIfNeeded: random.next()))
+        maximumPayloadSize = maximumRTPSize - writer.headerSize - RTXPacket.originalSequenceNumberSize
+        packet = .allocate(byteCount: maximumRTPSize, alignment: 16)
+        encoded = EncodedFrame(codec: configuration.codec)
+        throttle = HostPipelineKeyframeThrottle(interval: configuration.keyframeRequestInterval)
+    }
+
+    deinit { packet.deallocate() }
+
+    /// Where the transport-wide sequence number sits in every composite and RTX packet.
+    var transportSequenceOffset: Int? { writer.transportSequenceOffset }
+
+    /// Composes the canvas for `frameTime`, encodes it once and sends each packet to every
+    /// one of `participants`, at `now`.
+    func sendFrame(at frameTime: Timestamp, now: Timestamp, to participants: [HostPipelineParticipant]) throws {
+        let canvas = compositor.compose(at: frameTime)
+        framesComposed += 1
+        if throttle.takeKeyframe(at: now) { encoder.requestKeyframe() }
+        guard try encoder.encode(canvas, into: &encoded) else {
+            framesDroppedByEncoder += 1
+            return
+        }
+        framesEncoded += 1
+        bytesEncoded += encoded.data.count
+        if encoded.isKeyframe {
+            keyFramesEncoded += 1
+            throttle.keyframeEncoded(at: now)
+        }
+        let rtpTimestamp = writer.rtpTimestamp(at: frameTime)
+        lastRTPTimestamp = rtpTimestamp
+        let buffer = UnsafeMutableRawBufferPointer(packet)
+        let transportOffset = writer.transportSequenceOffset
+        try payloader.payload(encoded, maxPayloadSize: maximumPayloadSize) { payload, marker in
+            let length = writer.write(payload: payload, marker: marker, rtpTimestamp: rtpTimestamp,
+                                      captureTime: frameTime, into: buffer)
+            guard length > 0 else { return }
+            let bytes = UnsafeRawBufferPointer(rebasing: buffer[0 ..< length])
+            if let view = try? RTPPacketView(bytes) { history.store(view, sentAt: now) }
+            for participant in participants {
+                participant.downlink.sendVideo(bytes, transportSequenceOffset: transportOffset, at: now)
+            }
+        }
+        framesSent += 1
+        sendRate.record(at: now)
+    }
+
+    /// Answers `participant`'s NACK: RTX from the shared history, to that participant only,
+    /// each packet at most once per its round-trip time.
+    func retransmit(_ sequenceNumbers: [UInt16], to downlink: HostPipelineDownlink, at now: Timestamp) {
+        downlink.nacksReceived += 1
+        downlink.retransmissions.filter(sequenceNumbers, rtt: downlink.roundTripTime ?? .milliseconds(100), at: now)
+        let transportOffset = writer.transportSequenceOffset
+        // The per-participant record throttled; the shared history must not (rtt zero).
+        history.retransmit(downlink.retransmissions.allowed, now: now, rtt: .zero) { packet in
+            downlink.sendRetransmission(packet, transportSequenceOffset: transportOffset, at: now)
+        }
+    }
+
+    /// Sends a padding-only packet of about `size` bytes on the RTX stream to `downlink`
+    /// for probe cluster `probeClusterID`; returns the bytes sent.
+    func sendPadding(size: Int, probeClusterID: Int, to downlink: HostPipelineDownlink, at now: Timestamp) -> Int {
+        let padding = min(max(size - rtxWriter.headerSize, 1), 255)
+        let length = rtxWriter.writePadding(padding, sequenceNumber: history.nextRTXSequenceNumber,
+                                            rtpTimestamp: lastRTPTimestamp, into: downlink.transport.buffer)
+        guard length > 0 else { return 0 }
+        history.nextRTXSequenceNumber &+= 1
+        return downlink.sendPadding(length: length, transportSequenceOffset: rtxWriter.transportSequenceOffset,
+                                    probeClusterID: probeClusterID, at: now)
+    }
+
+    /// The largest padding-only packet: a header and 255 bytes of padding.
+    var maximumPaddingPacketSize: Int { rtxWriter.headerSize + 255 }
+
+    /// Sets the encoder's target to `bitrate` (clamped to the bounds) when it differs enough
+    /// from the current one to matter.
+    func setTargetBitrate(_ bitrate: Int) {
+        let clamped = min(max(bitrate, configuration.minimumBitrate), configuration.maximumBitrate)
+        guard abs(clamped - encoderBitrate) * 50 >= encoderBitrate else { return }   // 2 %
+        guard (try? encoder.setBitrate(clamped)) != nil else { return }
+        encoderBitrate = clamped
+        bitrateChanges += 1
+    }
+
+    /// Composite frames sent per second over the last second, at `now`.
+    func sendFrameRate(at now: Timestamp) -> Double { sendRate.rate(at: now) }
+}
