@@ -109,7 +109,8 @@ final class MeetingMicrophone {
             source = .tone(tone, schedule, member: member)
         case .file(let reader, let ended):
             let count = frame.frameCount
-            if ended || !(try reader.read(into: &frame, frameCount: count)) || frame.frameCount < count {
+            let read = ended ? false : try reader.read(into: &frame, frameCount: count)
+            if !read || frame.frameCount < count {
                 if !ended { source = .file(reader, ended: true) }
                 if frame.frameCount == count, frame.channels == channels {
                     frame.samples.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }

@@ -1,4 +1,5 @@
 import ConferMedia
+import ConferCodecs
 import ConferMixer
 import ConferSRTP
 
@@ -17,7 +18,7 @@ final class MeetingReception {
     /// SSRCs seen per payload type.
     private(set) var ssrcs: [UInt8: Set<UInt32>] = [:]
 
-    init(keepsFrames: Bool) { keepsFrames = keepsFrames }
+    init(keepsFrames: Bool) { self.keepsFrames = keepsFrames }
 
     func rendered(_ frame: ReceivedVideoFrame) {
         framesRendered += 1
@@ -125,19 +126,21 @@ final class MeetingMember {
     /// pipeline, feedback about this member's own streams to its send pipeline.
     func receiveFromHost(_ datagram: [UInt8], at now: Timestamp) {
         datagram.withUnsafeBytes { bytes in
-            switch MeetingDatagram(bytes) {
-            case .rtp(let payloadType, let ssrc):
-                reception.saw(payloadType: payloadType, ssrc: ssrc)
+            let route = MeetingDatagramRoute(classifying: bytes)
+            if route == .media, bytes.count >= 12 {
+                // SRTP leaves the header in the clear: note which streams arrive.
+                let ssrc = UInt32(bytes[8]) << 24 | UInt32(bytes[9]) << 16 | UInt32(bytes[10]) << 8 | UInt32(bytes[11])
+                reception.saw(payloadType: bytes[1] & 0x7F, ssrc: ssrc)
+            }
+            guard route == .feedback else {
                 receiver.receive(bytes, at: now)
-            case .senderReport, .unknown:
-                receiver.receive(bytes, at: now)
-            case .feedback:
-                sender.receiveRTCP(bytes, at: now)
-                // The receive side plans retransmissions with the RTT its own send side measures.
-                if let rtt = sender.roundTripTime, rtt != lastRTT {
-                    lastRTT = rtt
-                    receiver.setRoundTripTime(rtt)
-                }
+                return
+            }
+            sender.receiveRTCP(bytes, at: now)
+            // The receive side plans retransmissions with the RTT its own send side measures.
+            if let rtt = sender.roundTripTime, rtt != lastRTT {
+                lastRTT = rtt
+                receiver.setRoundTripTime(rtt)
             }
         }
     }

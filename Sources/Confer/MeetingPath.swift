@@ -33,30 +33,3 @@ final class MeetingPath {
         }
     }
 }
-
-/// Which stream a datagram on a meeting path belongs to, read from its clear header.
-enum MeetingDatagram {
-    /// RTP with this payload type and SSRC.
-    case rtp(payloadType: UInt8, ssrc: UInt32)
-    /// An RTCP compound that starts with a sender report: about the stream its sender sends.
-    case senderReport
-    /// Any other RTCP compound: feedback about the streams its receiver gets.
-    case feedback
-    /// Too short to be either.
-    case unknown
-
-    /// Classifies `bytes`. SRTP and SRTCP leave these header fields in the clear.
-    init(_ bytes: UnsafeRawBufferPointer) {
-        guard bytes.count >= 12 || (bytes.count >= 8 && (192 ... 223).contains(bytes[1])) else {
-            self = .unknown
-            return
-        }
-        // RFC 5761 §4: RTCP packet types 192…223 never collide with RTP payload types in use.
-        if (192 ... 223).contains(bytes[1]) {
-            self = bytes[1] == 200 ? .senderReport : .feedback
-        } else {
-            let ssrc = UInt32(bytes[8]) << 24 | UInt32(bytes[9]) << 16 | UInt32(bytes[10]) << 8 | UInt32(bytes[11])
-            self = .rtp(payloadType: bytes[1] & 0x7F, ssrc: ssrc)
-        }
-    }
-}

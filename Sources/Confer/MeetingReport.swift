@@ -39,6 +39,10 @@ public struct MeetingReport: Codable, Sendable {
         public var sendBitrate: Int
         /// Audio packets it sent per second.
         public var audioPacketsSentPerSecond: Double
+        /// Pictures per second the host decoded from it, over the media's duration.
+        public var hostReceiveFrameRate: Double
+        /// Size of the last picture the host decoded from it, "WxH".
+        public var hostReceivedResolution: String
         /// Participant → host: what it sent, what the host got, what was lost.
         public var uplink: Link
         /// Host → participant.
@@ -73,6 +77,8 @@ public struct MeetingReport: Codable, Sendable {
         public var send: SendPipelineStatistics
         /// Its receive pipeline's counters (the host's composite and mix).
         public var receive: ReceivePipelineStatistics
+        /// The host's view of it: what the host received from it and sent to it.
+        public var host: HostParticipantStatistics?
     }
 
     /// A moment of the meeting, once a second.
@@ -113,7 +119,7 @@ public struct MeetingReport: Codable, Sendable {
     public var wallSeconds: Double
     /// Simulated seconds per wall second.
     public var speed: Double
-    /// Composite pictures the host sent per second of media: its video send frame rate.
+    /// Composite pictures the host sent per simulated second: its video send frame rate.
     public var hostSendFrameRate: Double
     /// The host's counters.
     public var host: HostPipelineStatistics

@@ -217,11 +217,14 @@ final class MeetingRun {
             let renderSpan = reception.firstRender.map { (now - $0).seconds } ?? 0
             let audio = receive.audio
             let played = Double(max(audio?.totalSamplesReceived ?? 0, 1))
+            let atHost = hostStatistics.participants[member.id]
             return MeetingReport.Member(
                 id: Int(member.id.rawValue), video: member.camera.description, audio: member.microphone.description,
                 sentResolution: "\(member.camera.width)x\(member.camera.height)",
                 framesSent: send.video?.framesSent ?? 0, sendBitrate: send.video?.targetBitrate ?? 0,
                 audioPacketsSentPerSecond: Double(send.audio?.packetsSent ?? 0) / seconds,
+                hostReceiveFrameRate: Double(atHost?.framesReceived ?? 0) / seconds,
+                hostReceivedResolution: "\(atHost?.frameWidth ?? 0)x\(atHost?.frameHeight ?? 0)",
                 uplink: .init(member.path.uplink.statistics), downlink: .init(member.path.downlink.statistics),
                 videoStreamsReceived: reception.streams(payloadType: member.receiveConfiguration.video?.payloadType),
                 audioStreamsReceived: reception.streams(payloadType: member.receiveConfiguration.audio?.payloadType),
@@ -229,20 +232,21 @@ final class MeetingRun {
                 receiveFrameRate: renderSpan > 0 ? Double(reception.framesRendered) / renderSpan : 0,
                 receivedResolution: "\(reception.width)x\(reception.height)",
                 freezeCount: receive.video?.freezeCount ?? 0, totalFreezesDuration: receive.video?.totalFreezesDuration ?? 0,
-                audioPacketsReceivedPerSecond: Double(audio?.packetsReceived ?? 0) / seconds,
+                // The host sends until the end of the run, the drain included.
+                audioPacketsReceivedPerSecond: Double(audio?.packetsReceived ?? 0) / end.seconds,
                 audioConcealedFraction: Double(audio?.concealedSamples ?? 0) / played,
                 scheduledTalkSeconds: member.microphone.isScheduledToTalk(at: .zero) == nil
                     ? nil : Double(talkSamples[member.index]) * sampleSeconds,
                 speakingSeconds: Double(speakingSamples[member.index]) * sampleSeconds,
                 isSpeaking: host.isSpeaking(member.id), roundTripTime: send.roundTripTime,
-                send: send, receive: receive)
+                send: send, receive: receive, host: atHost)
         }
         return MeetingReport(
             participants: members.count, codec: options.codec, canvas: "\(options.canvasWidth)x\(options.canvasHeight)",
             frameRate: options.frameRate, layout: options.layout.description, srtp: options.srtp, seed: options.seed,
             uplinkConditions: options.uplink, downlinkConditions: options.downlink, mediaSeconds: seconds,
             simulatedSeconds: end.seconds, wallSeconds: wallSeconds, speed: end.seconds / wallSeconds,
-            hostSendFrameRate: Double(hostStatistics.videoFramesSent) / seconds, host: hostStatistics, members: members,
+            hostSendFrameRate: Double(hostStatistics.videoFramesSent) / end.seconds, host: hostStatistics, members: members,
             renderer: pacer.statistics(), compositeFile: nil, compositeFramesWritten: compositeFramesWritten, mixFile: nil,
             mixSeconds: Double(mixFrames) / Double(conferSampleRate), timeline: timeline)
     }

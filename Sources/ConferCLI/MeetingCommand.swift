@@ -133,13 +133,14 @@ struct MeetingCommandReport: CommandReport {
         lines.append("  network each way: \(fixed(Double(up.delay.microseconds) / 1000, 0)) ms"
                      + ", jitter \(fixed(Double(up.jitter.amount.microseconds) / 1000, 0)) ms, loss \(fixed(up.loss * 100, 1)) %"
                      + (r.downlinkConditions.bandwidth.map { ", downlink cap \($0 / 1000) kbit/s" } ?? ""))
-        lines.append("  host: \(fixed(r.hostSendFrameRate, 1)) fps sent, \(r.host.keyframesEncoded) keyframes "
+        lines.append("  host: \(fixed(r.hostSendFrameRate, 1)) fps sent, \(r.host.keyFramesEncoded) keyframes "
                      + "(\(r.host.keyframeRequestsReceived) requests), at most \(r.host.maximumAudioEncodersInUse) audio encoders")
-        var rows = [["member", "sent", "up kB / lost", "down kB / lost", "streams v+a", "recv fps", "resolution",
+        var rows = [["member", "sends", "host gets", "up kB / lost", "down kB / lost", "streams v+a", "recv fps", "resolution",
                      "freezes", "audio pkt/s out / in", "speaking s (sched)"]]
         for m in r.members {
             rows.append([
                 "\(m.id)", "\(m.sentResolution) \(m.sendBitrate / 1000)k",
+                "\(m.hostReceivedResolution) \(fixed(m.hostReceiveFrameRate, 1)) fps",
                 "\(m.uplink.bytesSent / 1000) / \(m.uplink.packetsLost)",
                 "\(m.downlink.bytesDelivered / 1000) / \(m.downlink.packetsLost)",
                 "\(m.videoStreamsReceived)+\(m.audioStreamsReceived)", fixed(m.receiveFrameRate, 1), m.receivedResolution,

@@ -30,10 +30,12 @@ import ConferNet
             #expect(member.uplink.packetsLost == 0 && member.downlink.packetsLost == 0)
             #expect(member.audioPacketsSentPerSecond >= 45 && member.audioPacketsSentPerSecond <= 51)
             #expect(member.audioPacketsReceivedPerSecond >= 45 && member.audioPacketsReceivedPerSecond <= 51)
-            // Each talks for 2 s; detection adds its 700 ms hold and a little onset delay.
+            // Each talks for 2 s; detection starts a little late (the path, the jitter buffer, the
+            // level meter) and holds on for 700 ms after (cut for member 3, whose turn ends the meeting).
             let scheduled = try #require(member.scheduledTalkSeconds)
             #expect(abs(scheduled - 2) <= 0.15, "member \(member.id) scheduled \(scheduled)")
-            #expect(member.speakingSeconds >= scheduled && member.speakingSeconds <= scheduled + 1, "member \(member.id): \(member.speakingSeconds)")
+            #expect(member.speakingSeconds >= scheduled - 0.3 && member.speakingSeconds <= scheduled + 1,
+                    "member \(member.id): \(member.speakingSeconds)")
         }
         // The active speaker follows the turns: 1, then 2, then 3.
         var sequence: [Int] = []

@@ -5,6 +5,10 @@
 // Each iteration is one whole 30 s simulation. "simulated ms per wall s" is the figure to
 // read (divide by 1000 for simulated seconds per wall second); wall clock is per run.
 // Input frames are pre-rendered (3 s of the test card, looped) so drawing them is not timed.
+//
+// The meeting rows run `confer meeting`'s whole simulation: N participants (320×180 or
+// 640×360 synthetic cameras and voices) sending to the compositing host over 25 ms paths,
+// the host composing 1280×720 and encoding it once, every participant decoding it, SRTP on.
 import Benchmark
 import Confer
 import ConferMedia
@@ -45,6 +49,18 @@ let benchmarks: @Sendable () -> Void = {
                 let media = loopedPattern(width: width, height: height, seconds: 30)
                 benchmark.startMeasurement()
                 let report = try! Simulation.run(media, options: SimulationOptions(codec: .vp8, forward: lossy, seed: 1))
+                benchmark.stopMeasurement()
+                benchmark.measurement(simulatedPerWall, Int(report.speed * 1000))
+                blackHole(report)
+            }
+        }
+    }
+
+    for participants in [4, 9] {
+        Benchmark("meeting \(participants) participants 640x360 → 1280x720 vp8, 10 s") { benchmark in
+            for _ in benchmark.scaledIterations {
+                benchmark.startMeasurement()
+                let report = try! Meeting.run(options: MeetingOptions(participants: participants, seed: 1))
                 benchmark.stopMeasurement()
                 benchmark.measurement(simulatedPerWall, Int(report.speed * 1000))
                 blackHole(report)
