@@ -80,6 +80,29 @@ import ConferNet
         #expect(nacks > 0)
     }
 
+    /// Recorded cameras loop when they end; a recorded voice replaces the synthetic turns.
+    @Test func recordedInputsTakePart() throws {
+        let directory = try makeTemporaryDirectory()
+        let videos = [directory + "/a.y4m", directory + "/b.y4m"]
+        for (index, path) in videos.enumerated() {
+            _ = try Generator.run(output: path, pattern: .testcard, width: 160, height: 96, seconds: 1, index: index)
+        }
+        let voice = directory + "/a.wav"
+        _ = try Generator.run(output: voice, seconds: 1, index: 5)
+        let options = MeetingOptions(videoInputs: videos, audioInputs: [voice], duration: .seconds(1.5),
+                                     canvasWidth: 320, canvasHeight: 180, seed: 5)
+        let report = try Meeting.run(options: options)
+        #expect(report.members.map(\.video) == videos)
+        #expect(report.members[0].audio == voice && report.members[0].scheduledTalkSeconds == nil)
+        #expect(report.members[1].scheduledTalkSeconds != nil)
+        for member in report.members {
+            // 1.5 s of a 1 s clip at 30 fps: the clip played on from its start.
+            #expect(member.framesSent >= 44, "member \(member.id) sent \(member.framesSent)")
+            #expect(member.sentResolution == "160x96" && member.hostReceivedResolution == "160x96")
+            #expect(member.framesRendered >= 30)
+        }
+    }
+
     @Test func theSameSeedGivesTheSameMeeting() throws {
         let options = MeetingOptions(participants: 2, duration: .seconds(1), canvasWidth: 320, canvasHeight: 180,
                                      cameraWidth: 160, cameraHeight: 90, seed: 11)
