@@ -9,8 +9,11 @@ import Foundation
     /// Three participants in a grid: each receives exactly one video and one audio stream
     /// from the host, decodes the composite at about the output rate, and sees every
     /// participant's colour in that participant's slot with its frame counter advancing.
-    @Test func everyParticipantSeesEveryoneInTheirSlots() throws {
-        let meeting = try TestMeeting(count: 3)
+    @Test(arguments: [Codec.vp8, .vp9, .h264])
+    func everyParticipantSeesEveryoneInTheirSlots(codec: Codec) throws {
+        var configuration = TestMeeting.smallHost()
+        configuration.codec = codec
+        let meeting = try TestMeeting(count: 3, host: configuration)
         var early: [[Int?]] = []
         meeting.at(.seconds(1.2)) { meeting in
             early = meeting.endpoints.map { viewer in meeting.endpoints.map { viewer.counter(in: meeting.host.slotRect(of: $0.id)) } }
