@@ -19,7 +19,9 @@ import ConferJitter
 /// and ``pullAudio(at:into:)`` every 10 ms of playout. Pictures go to the `render` closure
 /// with their render times, RTCP datagrams to the `output` closure (in a buffer valid only
 /// during that call). Each media stream is known by payload type; a new SSRC on it is a
-/// sender restart, which the jitter buffers follow.
+/// sender restart, which the jitter buffers follow (but not within
+/// ``sourceSwitchCooldown`` of the last switch: packets of another SSRC are then counted
+/// and dropped).
 ///
 /// The jitter buffer plans retransmissions with the round-trip time; a receiver that does
 /// not send media has no RTCP to measure it with, so the app passes the RTT its own send

@@ -62,7 +62,7 @@ extension UDPSocket {
         }
     }
 
-    /// Resolves `address` (a numeric address or a host name) for ``send(_:to:)-(_,UDPDestination)``.
+    /// Resolves `address` (a numeric address or a host name) once, for sending to it often.
     public static func resolve(_ address: UDPAddress) throws(UDPError) -> UDPDestination {
         let resolved: SocketAddress
         do { resolved = try SocketAddress.makeAddressResolvingHost(address.host, port: address.port) } catch {
