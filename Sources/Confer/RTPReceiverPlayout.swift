@@ -133,7 +133,7 @@ final class RTPReceiverPlayout {
             endReason = "idle"
             return .stop
         }
-        return .wait(until: [pipeline.nextPollTime, nextPull, idleEnd, durationEnd].compactMap { $0 }.min())
+        return .wait(until: earliest(earliest(pipeline.nextPollTime, nextPull), earliest(idleEnd, durationEnd)))
     }
 
     /// Sends the RTCP the pipeline wrote, to where the media comes from.

@@ -103,7 +103,7 @@ final class RTPSenderSession<Clock: MediaClock> {
             try await flush(on: socket)
         }
         guard !hasPending else {
-            return .wait(until: [nextCapture, pipeline.nextPollTime].compactMap { $0 }.min())
+            return .wait(until: earliest(nextCapture, pipeline.nextPollTime))
         }
         // The media is over: answer feedback a little longer if there is any, then say goodbye.
         let end = feedbackHeard ? (lastMediaAt ?? now) + .seconds(options.linger) : now

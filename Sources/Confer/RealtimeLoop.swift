@@ -23,9 +23,9 @@ enum RealtimeNext {
 /// behind a UDP socket on a real clock: one task — the caller's — handles every event in
 /// turn, so the pipeline has one owner and needs no lock.
 ///
-/// A child task reads the socket and queues each datagram, stamped with its arrival time,
-/// as it comes; a deadline the driver asks for is a child task that sleeps until then and
-/// queues a wake-up. Only a deadline earlier than every one already armed gets a sleeper
+/// A child task reads the socket and queues each datagram (``RealtimeEventQueue``), stamped
+/// with its arrival time, as it comes; a deadline the driver asks for is a child task that
+/// sleeps until then and queues a wake-up. Only a deadline earlier than every one already armed gets a sleeper
 /// (a later one will be looked at when an earlier wake-up comes), so a driver that asks for
 /// its next poll time after each event starts a sleeper only when that time moves earlier.
 /// The queue holds at most 4096 events; beyond that datagrams are dropped, as a full socket
@@ -50,25 +50,25 @@ enum RealtimeLoop {
     /// - Throws: what `handle` throws, or the socket's error if reading fails.
     static func run(socket: UDPSocket, clock: some MediaClock, pool: UDPBufferPool,
                     handle: (RealtimeEvent, Timestamp) async throws -> RealtimeNext) async throws -> Ending {
-        let (events, sink) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingOldest(queueLimit))
+        let events = RealtimeEventQueue<Event>(limit: queueLimit)
         return try await withThrowingDiscardingTaskGroup { group in
             group.addTask {
                 do {
                     for try await datagram in socket.datagrams(reusing: pool) {
-                        sink.yield(.event(.datagram(datagram, arrival: clock.now)))
+                        events.yield(.event(.datagram(datagram, arrival: clock.now)))
                     }
                 } catch is CancellationError {
                 } catch {
-                    sink.yield(.failed(error))
+                    events.yield(.failed(error))
                 }
             }
             defer {
-                sink.finish()
+                events.finish()
                 group.cancelAll()
             }
             var armed = ArmedDeadlines()
-            sink.yield(.event(.wake))
-            for await item in events {
+            events.yield(.event(.wake))
+            while let item = await events.next() {
                 let event: RealtimeEvent
                 switch item {
                 case .event(let next): event = next
@@ -83,12 +83,12 @@ enum RealtimeLoop {
                     continue
                 case .wait(until: let deadline?):
                     if deadline <= now {
-                        sink.yield(.event(.wake))
+                        events.yield(.event(.wake))
                     } else if armed.arm(deadline) {
                         group.addTask {
                             // A cancelled sleeper queues nothing: the loop is ending.
                             guard (try? await clock.sleep(until: deadline)) != nil else { return }
-                            sink.yield(.event(.wake))
+                            events.yield(.event(.wake))
                         }
                     }
                 }
@@ -102,6 +102,13 @@ enum RealtimeLoop {
         case event(RealtimeEvent)
         case failed(any Error)
     }
+}
+
+/// The earlier of two optional times (without the array a `min()` over a literal would allocate).
+func earliest(_ a: Timestamp?, _ b: Timestamp?) -> Timestamp? {
+    guard let a else { return b }
+    guard let b else { return a }
+    return min(a, b)
 }
 
 /// The deadlines with a sleeper on its way, so a deadline already covered by an earlier

@@ -44,6 +44,21 @@ public final class UDPBufferPool: Sendable {
     }
 }
 
+/// The last sender's address in both forms: formatting a `SocketAddress` as text allocates.
+/// Behind a lock (never contended: one task iterates a sequence) so the sequence stays `Sendable`.
+private final class SourceCache: Sendable {
+    private let last = Mutex<(socket: SocketAddress, address: UDPAddress)?>(nil)
+
+    func address(of socket: SocketAddress) -> UDPAddress {
+        last.withLock { last in
+            if let last, last.socket == socket { return last.address }
+            let address = UDPAddress(host: socket.ipAddress ?? "?", port: socket.port ?? 0)
+            last = (socket, address)
+            return address
+        }
+    }
+}
+
 /// A destination resolved once, so sending to it often does no name or address parsing.
 public struct UDPDestination: Sendable, Hashable {
     /// The destination with its host in numeric form, as received datagrams report their source.
@@ -55,10 +70,13 @@ extension UDPSocket {
     /// Datagrams as they arrive, each copied into a buffer from `pool`. Give each datagram's
     /// ``UDPDatagram/bytes`` back with ``UDPBufferPool/recycle(_:)`` once read, and a steady
     /// stream allocates no buffers of its own.
+    ///
+    /// The sequence is for one task to iterate (it remembers the last sender, so a stream
+    /// from one address does not format that address again for every datagram).
     public func datagrams(reusing pool: UDPBufferPool) -> some AsyncSequence<UDPDatagram, any Error> {
-        inboundStream.map { envelope in
-            UDPDatagram(bytes: pool.copy(envelope.data.readableBytesView),
-                        source: UDPAddress(host: envelope.remoteAddress.ipAddress ?? "?", port: envelope.remoteAddress.port ?? 0))
+        let sources = SourceCache()
+        return inboundStream.map { envelope in
+            UDPDatagram(bytes: pool.copy(envelope.data.readableBytesView), source: sources.address(of: envelope.remoteAddress))
         }
     }
 
