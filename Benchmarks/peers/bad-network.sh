@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Under a bad network: one VP8 stream (`confer send`, 800 kbit/s, the 640x360 test card)
-# pushed through `confer netsim` (3 % loss, 30 ms normal jitter around 50 ms, seed 1) into
+# Under a bad network: one VP8 stream (`confer send`, 800 kbit/s, the 640x360 test card, a
+# keyframe every 2 s) pushed through `confer netsim` (3 % loss, 30 ms normal jitter around
+# 50 ms, seed 1; the return path 50 ms, no loss) into
 #   - GStreamer: udpsrc ! rtpjitterbuffer latency=200 ! rtpvp8depay ! vp8dec
-#   - `confer receive` (frame assembly and decoding, no jitter buffer, no feedback)
+#   - `confer receive`: the jitter-buffered ReceivePipeline, its NACK/PLI/transport-cc
+#     feedback going back through netsim to `confer send`, which answers it
+#   - `confer receive --no-nack` (keyframe requests only)
+#   - `confer receive --no-jitter-buffer` (frame assembly and decoding, no feedback)
 # in real time over loopback UDP, and the same conditions simulated in virtual time for
 # Confer's ReceivePipeline (`confer simulate`, with and without NACK).
 #
@@ -24,7 +28,9 @@ confer=$(swift build -c release --show-bin-path)/confer
 
 clip=$work/clip.y4m
 [ -f "$clip" ] || "$confer" generate -o "$clip" --size 640x360 --duration "$seconds" -q >/dev/null
-netsim_options=(--loss 3 --jitter 30 --jitter-distribution normal --delay 50 --seed 1)
+netsim_options=(--loss 3 --jitter 30 --jitter-distribution normal --delay 50 --return-delay 50 --seed 1)
+echo "load before: $(uptime)" >&2
+uptime | sed 's/.*load average: //' > "$work/load-before.txt"
 
 # Sends the clip through netsim on port $1 to a receiver on port $2.
 send_through_netsim() {
@@ -32,8 +38,20 @@ send_through_netsim() {
         --duration $((seconds + 4)) -q --json > "$work/netsim-$3.json" &
     local relay=$!
     sleep 1
-    "$confer" send "$clip" --codec vp8 --to 127.0.0.1:"$1" --bitrate 800 -q --json > "$work/send-$3.json"
+    "$confer" send "$clip" --codec vp8 --to 127.0.0.1:"$1" --bitrate 800 --keyframe-interval 2 -q --json > "$work/send-$3.json"
     wait "$relay"
+}
+
+# `confer receive` with extra options $3… on port $1, named $2.
+confer_receiver() {
+    local port=$1 name=$2
+    shift 2
+    "$confer" receive --listen 127.0.0.1:"$port" --codec vp8 -o "$work/$name.y4m" --idle-timeout 3 "$@" -q --json \
+        > "$work/$name.json" &
+    local receiver=$!
+    sleep 1
+    send_through_netsim $((port - 4)) "$port" "$name"
+    wait "$receiver"
 }
 
 # GStreamer receiver.
@@ -49,13 +67,12 @@ sleep 1
 kill -INT "$gst"
 wait "$gst" || true
 
-# confer receive.
-"$confer" receive --listen 127.0.0.1:7104 --codec vp8 -o "$work/receive.y4m" --idle-timeout 3 -q --json \
-    > "$work/receive.json" &
-receiver=$!
-sleep 1
-send_through_netsim 7100 7104 receive
-wait "$receiver"
+# confer receive: jitter buffer and feedback, keyframe requests only, and recording.
+confer_receiver 7104 receive
+confer_receiver 7204 receive-no-nack --no-nack
+confer_receiver 7304 receive-record --no-jitter-buffer
+uptime | sed 's/.*load average: //' > "$work/load-after.txt"
+echo "load after: $(uptime)" >&2
 
 # Confer's ReceivePipeline in virtual time, same conditions.
 "$confer" simulate "$clip" --codec vp8 --loss 3 --jitter 30 --delay 50 --seed 1 --bitrate 800 \
@@ -123,26 +140,44 @@ def analyse(frames):
 
 rows = []
 gst = analyse(frames_yuv(f"{work}/gst.yuv"))
-rows.append(("GStreamer 1.22 rtpjitterbuffer latency=200 ! rtpvp8depay ! vp8dec", "UDP via confer netsim", gst, "200 (fixed latency)"))
-rec = analyse(frames_y4m(f"{work}/receive.y4m"))
-rows.append(("confer receive (frame assembly, no jitter buffer)", "UDP via confer netsim", rec, "0 (written on assembly)"))
-for name, nack in (("simulate-nack", "NACK/RTX"), ("simulate-no-nack", "no NACK")):
+rows.append(("GStreamer 1.22 `rtpjitterbuffer latency=200 ! rtpvp8depay ! vp8dec`", "gst", "UDP via `confer netsim`", gst,
+             "200 (fixed latency)"))
+for name, label in (("receive", "`confer receive` (jitter buffer, NACK/RTX + PLI back through netsim)"),
+                    ("receive-no-nack", "`confer receive --no-nack` (jitter buffer, PLI only)"),
+                    ("receive-record", "`confer receive --no-jitter-buffer` (frame assembly, no feedback)")):
+    result = analyse(frames_y4m(f"{work}/{name}.y4m"))
+    report = json.load(open(f"{work}/{name}.json"))
+    video = (report.get("pipeline") or {}).get("video")
+    if video:
+        per_frame = 1000 * video["jitterBufferDelay"] / max(video["jitterBufferEmittedCount"], 1)
+        sent = json.load(open(f"{work}/send-{name}.json"))
+        delay = (f"{per_frame:.0f} mean jitter-buffer delay; {video['nackCount']} NACKs, "
+                 f"{sent['retransmissionsSent']} RTX, {video['pliCount']} PLIs → {sent['keyframesOnRequest']} keyframes")
+    else:
+        delay = "0 (written on assembly)"
+    rows.append((label, name, "UDP via `confer netsim`", result, delay))
+for name, nack in (("simulate-nack", "NACK/RTX"), ("simulate-no-nack", "`--no-nack`")):
     report = json.load(open(f"{work}/{name}.json"))
     v = report["video"]
     per_frame = 1000 * v["jitterBufferDelay"] / max(v["jitterBufferEmittedCount"], 1)
     # The simulated output repeats the last picture where none rendered, so its distinct
     # counters are the frames rendered; freezes are the receiver's own W3C count.
     out, distinct, garbled, _ = analyse(frames_y4m(f"{work}/{name}.y4m"))
-    rows.append((f"Confer ReceivePipeline, {nack} (`confer simulate`)", "simulated, same conditions",
+    rows.append((f"Confer `ReceivePipeline`, {nack}", name, "`confer simulate`, same conditions",
                  (out, distinct, garbled, v["freezeCount"]),
-                 f"{per_frame:.0f} (mean jitter-buffer delay; e2e p95 {report['endToEndDelay']['p95']:.0f})"))
-loss = [json.load(open(f"{work}/netsim-{k}.json"))["statistics"]["forward"] for k in ("gst", "receive")]
-keyframes = [json.load(open(f"{work}/send-{k}.json"))["keyframes"] for k in ("gst", "receive")]
-print(f"{seconds} s of 640x360 VP8 at 800 kbit/s ({expected} frames, {keyframes[0]} keyframes sent); netsim forward loss: "
-      + ", ".join(f"{100 * s['lossRate'] if 'lossRate' in s else 100 * (s['packetsSent'] - s['packetsDelivered']) / max(s['packetsSent'], 1):.2f} %" for s in loss))
+                 f"{per_frame:.0f} mean jitter-buffer delay (end-to-end p95 {report['endToEndDelay']['p95']:.0f})"))
+runs = ("gst", "receive", "receive-no-nack", "receive-record")
+loss = [json.load(open(f"{work}/netsim-{k}.json"))["statistics"]["forward"] for k in runs]
+keyframes = [json.load(open(f"{work}/send-{k}.json"))["keyframes"] for k in runs]
+load = [open(f"{work}/load-{k}.txt").read().strip() for k in ("before", "after")]
+print(f"{seconds} s of 640x360 VP8 at 800 kbit/s ({expected} frames); keyframes sent: "
+      + ", ".join(f"{k} {n}" for k, n in zip(runs, keyframes)) + "; netsim forward loss: "
+      + ", ".join(f"{k} {100 * (s['packetsSent'] - s['packetsDelivered']) / max(s['packetsSent'], 1):.2f} %"
+                  for k, s in zip(runs, loss))
+      + f"; load average {load[0]} before, {load[1]} after")
 print()
 print("| receiver | path | frames out | distinct frames rendered | garbled | freezes | added delay (ms) |")
 print("|---|---|---:|---:|---:|---:|---|")
-for name, path, (out, distinct, garbled, freezes), delay in rows:
-    print(f"| {name} | {path} | {out} | {distinct} ({100 * distinct / expected:.1f} %) | {garbled} | {freezes} | {delay} |")
+for label, _, path, (out, distinct, garbled, freezes), delay in rows:
+    print(f"| {label} | {path} | {out} | {distinct} ({100 * distinct / expected:.1f} %) | {garbled} | {freezes} | {delay} |")
 PY

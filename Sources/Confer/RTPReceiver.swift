@@ -6,6 +6,11 @@ import Synchronization
 
 /// Receives one RTP stream over UDP and writes it to a file: `confer receive`.
 ///
+/// By default the stream goes through the jitter buffers of a ``ReceivePipeline`` on the
+/// wall clock, and its feedback (NACK, PLI, transport-cc, receiver reports) goes back to
+/// the sender over the same socket: what a participant would see and hear. With
+/// ``RTPReceiverOptions/usesJitterBuffer`` off it records instead, as follows.
+///
 /// Datagrams go through ``RTPReceiverPipeline`` (SRTP, parse, filter, statistics, frame
 /// assembly with a small reorder window) into the decoder and writer. Reception ends after
 /// ``RTPReceiverOptions/maxDuration``, once no datagram has come for
@@ -18,6 +23,9 @@ public enum RTPReceiver {
     /// port picked, when listening on port 0), before any datagram is read.
     public static func run(options: RTPReceiverOptions, clock: some MediaClock = WallClock(),
                            ready: @Sendable (Int) -> Void = { _ in }) async throws -> RTPReceiveReport {
+        if options.usesJitterBuffer {
+            return try await RTPReceiverPlayout.run(options: options, clock: clock, ready: ready)
+        }
         // Check the output and key before binding, so a mistake is reported before any wait.
         try RTPReceiverOutput.validate(path: options.output, codec: options.codec)
         let wallStart = ContinuousClock.now
@@ -173,6 +181,7 @@ extension RTPReceiverPipeline: ReceivingPipeline {
         return RTPReceiveReport(
             listen: options.listen.description, output: options.output, codec: options.codec.rawValue,
             payloadType: Int(options.effectivePayloadType), srtpProfile: options.srtpKey?.profile.rawValue, endReason: "",
+            jitterBuffer: false,
             datagrams: datagrams, bytes: bytes, rtcpPackets: rtcpPackets, malformed: malformed,
             srtpAuthenticationFailures: Int(srtp.authenticationFailures), srtpReplays: Int(srtp.replays),
             srtpOtherFailures: Int(srtp.otherFailures), wrongPayloadType: wrongPayloadType, otherSSRC: otherSSRC,
@@ -184,6 +193,7 @@ extension RTPReceiverPipeline: ReceivingPipeline {
             framesMalformed: assembly.framesMalformed, framesDecoded: output.framesDecoded,
             framesNotDecoded: output.framesNotDecoded, framesWritten: output.framesWritten,
             samplesWritten: output.samplesWritten, samplesConcealed: output.samplesConcealed,
-            width: output.width, height: output.height, outputBytes: outputBytes, wallSeconds: 0, streams: streams)
+            width: output.width, height: output.height, outputBytes: outputBytes, wallSeconds: 0, streams: streams,
+            pipeline: nil, feedbackDestination: nil, feedbackDatagramsSent: 0, feedbackSendFailures: 0)
     }
 }

@@ -19,8 +19,21 @@ public struct RTPReceiverOptions: Sendable {
     public var maxDuration: Double?
     /// Stop once no datagram has arrived for this many seconds (counted from the first one).
     public var idleTimeout: Double
+    /// Whether the stream goes through the jitter buffers (``ReceivePipeline``): video
+    /// rendered at its render time, audio played out 10 ms at a time, feedback sent back.
+    /// False writes every frame as soon as it is assembled, with no playout timing and no
+    /// feedback: a recorder, which keeps all audio in RTP time whatever the pace it came at.
+    public var usesJitterBuffer: Bool
+    /// Whether the jitter buffer asks for lost video packets again (NACK).
+    public var nack: Bool
+    /// Whether RTCP goes back to the sender (NACK, PLI, transport-cc, receiver reports);
+    /// false also turns NACK off, as nothing would answer it.
+    public var sendsFeedback: Bool
+    /// The payload type of retransmissions (RFC 4588); nil picks ``RTPSender/defaultRTXPayloadType(for:)``.
+    public var rtxPayloadType: UInt8?
     /// How many newer packets may arrive after a gap before the packet missing there is
-    /// taken as lost (frame assembly waits that long for reordered packets).
+    /// taken as lost (frame assembly without the jitter buffer waits that long for
+    /// reordered packets).
     public var reorderWindow: Int
     /// Audio channels written (Opus decodes mono or stereo packets to either).
     public var channels: Int
@@ -31,7 +44,8 @@ public struct RTPReceiverOptions: Sendable {
 
     /// Options to receive `codec` on `listen` into `output`, with defaults for everything else.
     public init(listen: UDPAddress, codec: Codec, output: String, payloadType: UInt8? = nil, srtpKey: SRTPMasterKey? = nil,
-                maxDuration: Double? = nil, idleTimeout: Double = 2, reorderWindow: Int = 16, channels: Int = 1,
+                maxDuration: Double? = nil, idleTimeout: Double = 2, usesJitterBuffer: Bool = true, nack: Bool = true,
+                sendsFeedback: Bool = true, rtxPayloadType: UInt8? = nil, reorderWindow: Int = 16, channels: Int = 1,
                 frameRate: Double = 30, threads: Int = 1) {
         self.listen = listen
         self.codec = codec
@@ -40,6 +54,10 @@ public struct RTPReceiverOptions: Sendable {
         self.srtpKey = srtpKey
         self.maxDuration = maxDuration
         self.idleTimeout = idleTimeout
+        self.usesJitterBuffer = usesJitterBuffer
+        self.nack = nack
+        self.sendsFeedback = sendsFeedback
+        self.rtxPayloadType = rtxPayloadType
         self.reorderWindow = reorderWindow
         self.channels = channels
         self.frameRate = frameRate
@@ -61,4 +79,7 @@ public struct RTPReceiverOptions: Sendable {
 
     /// The payload type in use.
     public var effectivePayloadType: UInt8 { payloadType ?? RTPSender.defaultPayloadType(for: codec) }
+
+    /// The retransmission payload type in use.
+    public var effectiveRTXPayloadType: UInt8 { rtxPayloadType ?? RTPSender.defaultRTXPayloadType(for: effectivePayloadType) }
 }

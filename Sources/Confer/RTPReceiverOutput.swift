@@ -2,16 +2,22 @@ import ConferMedia
 import ConferCodecs
 
 /// Where received frames go: decoded to Y4M or WAV/Ogg Opus, or stored as received in
-/// IVF or Annex-B. Lost Opus packets are concealed so the audio written keeps time with
-/// the RTP timestamps.
+/// IVF or Annex-B.
+///
+/// Frame assembly hands it encoded frames to decode (``write(_:)``); lost Opus packets are
+/// then concealed so the audio written keeps time with the RTP timestamps. Behind the jitter
+/// buffers, which decode and conceal themselves, it is made with `decodes: false` and takes
+/// pictures (``write(picture:)``) and 10 ms blocks of played audio (``write(played:concealed:)``);
+/// encoded frames still go to IVF and Annex-B as they are.
 final class RTPReceiverOutput {
     private enum Sink {
-        /// Decoded pictures; the writer is made when the first picture tells the size.
-        case video(AnyVideoDecoder)
+        /// Pictures, decoded here when a decoder is given; the writer is made when the first picture tells the size.
+        case video(AnyVideoDecoder?)
         /// VP8/VP9 frames as received; the writer is made when a keyframe tells the size.
         case ivf
         case annexB(AnnexBWriter)
-        case audio(AudioFileWriter, OpusDecoderBox)
+        /// Audio, decoded here when a decoder is given.
+        case audio(AudioFileWriter, OpusDecoderBox?)
     }
 
     /// Owns an Opus decoder, a non-copyable value that cannot sit in an enum case.
@@ -43,6 +49,8 @@ final class RTPReceiverOutput {
     private(set) var samplesConcealed = 0
     private(set) var width = 0
     private(set) var height = 0
+    /// The first error writing a picture handed over from a closure that cannot throw.
+    private var deferredError: (any Error)?
 
     /// Checks that `path`'s extension suits `codec`, without creating the file.
     static func validate(path: String, codec: Codec) throws {
@@ -56,14 +64,15 @@ final class RTPReceiverOutput {
         }
     }
 
-    /// Opens the output for `codec` at `path`; the extension must suit the codec.
-    init(path: String, codec: Codec, channels: Int, frameRate: Double, threads: Int) throws {
+    /// Opens the output for `codec` at `path`; the extension must suit the codec. With
+    /// `decodes` false, pictures and audio come decoded.
+    init(path: String, codec: Codec, channels: Int, frameRate: Double, threads: Int, decodes: Bool = true) throws {
         self.path = path
         self.codec = codec
         self.frameRate = frameRate
         switch (fileExtension(path), codec) {
         case ("y4m", .vp8), ("y4m", .vp9), ("y4m", .h264):
-            sink = .video(try AnyVideoDecoder(codec: codec, threads: threads))
+            sink = .video(decodes ? try AnyVideoDecoder(codec: codec, threads: threads) : nil)
         case ("ivf", .vp8), ("ivf", .vp9):
             sink = .ivf
         case ("h264", .h264), ("264", .h264):
@@ -73,7 +82,7 @@ final class RTPReceiverOutput {
         case ("wav", .opus), ("opus", .opus), ("ogg", .opus):
             guard channels == 1 || channels == 2 else { throw JobError("audio output has 1 or 2 channels, not \(channels)") }
             sink = .audio(try AudioFileWriter(path: path, channels: channels, bitrate: nil),
-                          OpusDecoderBox(try OpusDecoder(channels: channels)))
+                          decodes ? OpusDecoderBox(try OpusDecoder(channels: channels)) : nil)
         default:
             throw JobError("cannot write received \(codec) to '\(path)': use .y4m (decoded video), .ivf (VP8/VP9 as received), "
                            + ".h264 (H.264 as received), or .wav / .opus (Opus)")
@@ -84,6 +93,8 @@ final class RTPReceiverOutput {
     func write(_ frame: EncodedFrame) throws {
         switch sink {
         case .video(let decoder):
+            // Without a decoder the pictures come decoded, and an encoded frame has nowhere to go.
+            guard let decoder else { return }
             // A frame the decoder rejects is counted; the decoder recovers at the next keyframe.
             guard let picture = try? decoder.decode(frame) else {
                 framesNotDecoded += 1
@@ -97,15 +108,57 @@ final class RTPReceiverOutput {
             try writer.write(frame)
             framesWritten += 1
         case .audio(let writer, let box):
+            guard let box else { return }
             try writeAudio(frame, writer, box)
         }
+    }
+
+    /// Whether encoded frames are what is written (IVF, Annex-B), not pictures or audio.
+    var storesEncodedFrames: Bool {
+        switch sink {
+        case .ivf, .annexB: true
+        case .video, .audio: false
+        }
+    }
+
+    /// Writes a decoded picture (Y4M output; others ignore it).
+    func write(picture: VideoFrame) throws {
+        guard case .video = sink else { return }
+        framesDecoded += 1
+        try writePicture(picture)
+    }
+
+    /// ``write(picture:)`` or ``write(_:)`` for a closure that cannot throw: the first error
+    /// is kept for ``throwDeferredError()`` and nothing more is written.
+    func writeDeferringErrors(picture: VideoFrame?, encoded: EncodedFrame?) {
+        guard deferredError == nil else { return }
+        do {
+            if let picture { try write(picture: picture) }
+            if let encoded { try write(encoded) }
+        } catch {
+            deferredError = error
+        }
+    }
+
+    /// Throws the error a deferred write met, if any.
+    func throwDeferredError() throws {
+        if let deferredError { throw deferredError }
+    }
+
+    /// Writes 10 ms of played audio, `concealed` sample frames of it synthesized for loss.
+    func write(played frame: AudioFrame, concealed: Int) throws {
+        guard case .audio(let writer, _) = sink else { return }
+        try writer.write(frame)
+        framesWritten += 1
+        samplesWritten += frame.frameCount
+        samplesConcealed += concealed
     }
 
     /// Flushes pictures a decoder held back and completes the file.
     func finish() throws -> Int {
         switch sink {
         case .video(let decoder):
-            for picture in (try? decoder.flush()) ?? [] {
+            for picture in (try? decoder?.flush()) ?? [] {
                 framesDecoded += 1
                 try writePicture(picture)
             }

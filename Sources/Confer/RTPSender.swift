@@ -2,7 +2,6 @@ public import ConferMedia
 import ConferCodecs
 public import ConferNet
 import ConferRTP
-import ConferSRTP
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -11,14 +10,31 @@ import Darwin
 
 /// Sends a media file as one RTP stream over UDP, in real time: `confer send`.
 ///
-/// Frames go out when their media time comes on the clock; each is packetized once into a
-/// reused buffer and, with a key, SRTP-protected in place. The SDP describing the stream
-/// is written before the first packet, so a peer (ffmpeg, ffplay, GStreamer) can be
-/// pointed at it. About once a second an RTCP sender report and CNAME go to the port
-/// above the RTP port (SRTCP with a key), and a BYE at the end.
+/// Everything goes through a ``SendPipeline`` on the wall clock: raw video and audio (Y4M,
+/// WAV, or anything else decoded first) are encoded live as each frame's time comes; IVF
+/// and Annex-B already in the codec asked for go out as they are. The socket it sends from
+/// also reads the receiver's RTCP and the pipeline answers it: NACK with retransmissions
+/// (RFC 4588 RTX, from the packet history, pass-through included), PLI and FIR with a
+/// keyframe (not possible for pass-through), transport-cc and receiver reports with a lower
+/// bitrate when the path is congested (never above the one asked for, which it starts at).
+///
+/// Sender reports and the CNAME go to the port above the RTP port about once a second, as
+/// FFmpeg and GStreamer expect, until RTCP from the receiver arrives from the RTP port
+/// itself: the receiver multiplexes (RFC 5761), so they go there from then on. At the end
+/// the sender keeps answering feedback for ``RTPSenderOptions/linger`` (only when it hears
+/// any) and says goodbye (BYE). The SDP describing the stream is written before the first
+/// packet, so a peer (ffmpeg, ffplay, GStreamer) can be pointed at it.
+///
+/// What a plain peer sees: the media payload type only, with a transport-wide sequence
+/// number header extension (RFC 8285 one-byte form, id 3) it may ignore; retransmissions
+/// and their payload type only if it asks for them; no probing padding.
 public enum RTPSender {
     /// The payload type used when none is given: 96 for video, 111 for Opus (what browsers offer).
     public static func defaultPayloadType(for codec: Codec) -> UInt8 { codec == .opus ? 111 : 96 }
+
+    /// The payload type retransmissions (RFC 4588 RTX) of a stream on `payloadType` are
+    /// sent with: the one above it (97 for 96), or 126 for 127.
+    public static func defaultRTXPayloadType(for payloadType: UInt8) -> UInt8 { payloadType >= 127 ? 126 : payloadType + 1 }
 
     /// The SDP for the stream `options` describe, with `ssrc` and `channels` (audio).
     public static func sessionDescription(for options: RTPSenderOptions, ssrc: UInt32? = nil, channels: Int = 1) -> SessionDescription {
@@ -31,73 +47,31 @@ public enum RTPSender {
     /// Sends `input` as `options` say; `progress(framesSent)` is called after every frame.
     public static func run(input: String, options: RTPSenderOptions, clock: some MediaClock = WallClock(),
                            progress: (Int) -> Void = { _ in }) async throws -> RTPSendReport {
-        let source = try RTPSenderSource(path: input, codec: options.codec, bitrateKbps: options.bitrateKbps, threads: options.threads,
-                                         keyframeIntervalSeconds: options.keyframeIntervalSeconds, loops: options.loops)
+        let source = try RTPSenderSource(path: input, codec: options.codec, threads: options.threads, loops: options.loops)
         var random = RandomSource(seed: options.randomSeed)
         let ssrc = options.ssrc ?? UInt32(truncatingIfNeeded: random.next())
-        let srtp = try options.srtpKey.map { try SRTPSession(key: $0, direction: .outbound) }
-        let packetizer = try RTPSenderPacketizer(
-            codec: options.codec, payloadType: options.effectivePayloadType, ssrc: ssrc,
-            initialSequenceNumber: UInt16(truncatingIfNeeded: random.next()),
-            timestampOrigin: UInt32(truncatingIfNeeded: random.next()), maxPacketSize: options.mtu, srtp: srtp)
-        let rtcp = options.sendsRTCP && options.destination.port < 65_535
-            ? try RTPSenderControl(ssrc: ssrc, cname: options.cname, srtpKey: options.srtpKey) : nil
+        var rtxSSRC = UInt32(truncatingIfNeeded: random.next())
+        if rtxSSRC == ssrc { rtxSSRC &+= 1 }
+        let destination = try UDPSocket.resolve(options.destination)
+        let control = options.destination.port < 65_535
+            ? try UDPSocket.resolve(UDPAddress(host: options.destination.host, port: options.destination.port + 1)) : nil
         if let path = options.sdpPath {
             let sdp = sessionDescription(for: options, ssrc: ssrc, channels: source.channels)
             try writeText(sdp.text, to: path)
         }
-        let destination = options.destination
-        let controlDestination = UDPAddress(host: destination.host, port: destination.port + 1)
-        let bindHost = destination.host.contains(":") ? "::" : "0.0.0.0"
+        let bindHost = options.destination.host.contains(":") ? "::" : "0.0.0.0"
         let wallStart = ContinuousClock.now
-
-        var counts = (frames: 0, keyframes: 0, bytes: 0, rtcp: 0)
-        var mediaEnd = Timestamp.zero
-        try await UDPSocket.withSocket(bindingTo: UDPAddress(host: bindHost, port: 0)) { socket in
-            var frame = EncodedFrame(codec: options.codec)
-            let start = clock.now
-            let mapping = NTPClockMapping(unixTimeAtZero: unixTimeNow() - (start - .zero))
-            var nextReport = start
-            while try source.next(into: &frame) {
-                // A frame that starts within half a frame of the limit would end past it.
-                if let limit = options.maxDuration, (frame.timestamp + TimeDelta(microseconds: source.frameInterval.microseconds / 2)).seconds > limit {
-                    break
-                }
-                let due = start + (frame.timestamp - .zero)
-                if options.isPaced { try await clock.sleep(until: due) }
-                let count = try packetizer.packetize(frame, captureTime: options.isPaced ? due : clock.now)
-                let spread = options.isPaced && count > 1 ? options.packetSpread : .zero
-                for index in 0 ..< count {
-                    if spread > .zero && index > 0 {
-                        try await clock.sleep(until: due + TimeDelta(microseconds: spread.microseconds * Int64(index) / Int64(count - 1)))
-                    }
-                    let packet = packetizer.packet(index)
-                    try await socket.send(packet, to: destination)
-                    counts.bytes += packet.count
-                }
-                counts.frames += 1
-                if frame.isKeyframe && options.codec.isVideo { counts.keyframes += 1 }
-                mediaEnd = frame.timestamp + source.frameInterval
-                progress(counts.frames)
-                if let rtcp, clock.now >= nextReport {
-                    try await socket.send(try rtcp.report(packetizer.statistics, now: clock.now, mapping: mapping), to: controlDestination)
-                    counts.rtcp += 1
-                    nextReport = nextReport + .seconds(1)
-                    if nextReport < clock.now { nextReport = clock.now + .seconds(1) }
-                }
+        var report = try await UDPSocket.withSocket(bindingTo: UDPAddress(host: bindHost, port: 0)) { socket in
+            let session = try RTPSenderSession(
+                source: source, options: options, ssrc: ssrc, rtxSSRC: rtxSSRC, seed: random.next(),
+                destination: destination, control: control, clock: clock, unixTimeNow: unixTimeNow())
+            _ = try await RealtimeLoop.run(socket: socket, clock: clock, pool: session.pool) { event, now in
+                try await session.handle(event, at: now, socket: socket, progress: progress)
             }
-            if let rtcp, counts.frames > 0 {
-                try await socket.send(try rtcp.goodbye(packetizer.statistics, now: clock.now, mapping: mapping), to: controlDestination)
-                counts.rtcp += 1
-            }
+            return session.report(input: input)
         }
-        return RTPSendReport(
-            input: input, destination: destination.description, codec: options.codec.rawValue,
-            payloadType: Int(options.effectivePayloadType), ssrc: ssrc, srtpProfile: options.srtpKey?.profile.rawValue,
-            passThrough: source.isPassThrough, frames: counts.frames, keyframes: counts.keyframes,
-            packets: Int(packetizer.statistics.packetsSent), bytes: counts.bytes,
-            payloadBytes: Int(packetizer.statistics.octetsSent), rtcpPackets: counts.rtcp,
-            mediaSeconds: mediaEnd.seconds, wallSeconds: (ContinuousClock.now - wallStart).seconds, sdpPath: options.sdpPath)
+        report.wallSeconds = (ContinuousClock.now - wallStart).seconds
+        return report
     }
 
     /// The time since the Unix epoch, for the NTP time in sender reports.

@@ -6,7 +6,8 @@ public import ConferSRTP
 public struct RTPSenderOptions: Sendable {
     /// The codec on the wire.
     public var codec: Codec
-    /// Where RTP goes; RTCP goes to the port above.
+    /// Where RTP goes. RTCP goes to the port above until the receiver's own RTCP comes
+    /// from this address — it multiplexes (RFC 5761) — and then here too.
     public var destination: UDPAddress
     /// The RTP payload type; nil picks ``RTPSender/defaultPayloadType(for:)``.
     public var payloadType: UInt8?
@@ -14,7 +15,9 @@ public struct RTPSenderOptions: Sendable {
     public var ssrc: UInt32?
     /// The largest UDP payload sent: RTP header, payload and SRTP tag.
     public var mtu: Int
-    /// Encoder bitrate in kbit/s when the input is encoded here; nil picks one for the picture size.
+    /// Encoder bitrate in kbit/s when the input is encoded here; nil picks one for the
+    /// picture size. The stream starts at it and congestion control (transport-cc
+    /// feedback, receiver reports) may lower it, never raise it above.
     public var bitrateKbps: Int?
     /// The SRTP key; nil sends plain RTP.
     public var srtpKey: SRTPMasterKey?
@@ -25,6 +28,7 @@ public struct RTPSenderOptions: Sendable {
     /// Stop after this many seconds of media.
     public var maxDuration: Double?
     /// Whether to send RTCP (sender report and CNAME about once a second, BYE at the end).
+    /// RTCP from the receiver is read and answered either way.
     public var sendsRTCP: Bool
     /// Whether to send each frame when its time comes on the clock (real time); false sends
     /// as fast as the socket takes packets, for tests and tools.
@@ -39,12 +43,16 @@ public struct RTPSenderOptions: Sendable {
     public var cname: String
     /// Seeds the random SSRC, sequence number and timestamp origin; nil uses the system's generator.
     public var randomSeed: UInt64?
+    /// Seconds to keep answering the receiver's feedback (retransmitting what it asks for)
+    /// after the last frame, when it sends any, before saying goodbye.
+    public var linger: Double
 
     /// Options to send `codec` to `destination`, with defaults for everything else.
     public init(codec: Codec, destination: UDPAddress, payloadType: UInt8? = nil, ssrc: UInt32? = nil, mtu: Int = 1200,
                 bitrateKbps: Int? = nil, srtpKey: SRTPMasterKey? = nil, sdpPath: String? = nil, loops: Bool = false,
                 maxDuration: Double? = nil, sendsRTCP: Bool = true, isPaced: Bool = true, packetSpread: TimeDelta = .zero,
-                threads: Int = 1, keyframeIntervalSeconds: Double = 2, cname: String = "confer", randomSeed: UInt64? = nil) {
+                threads: Int = 1, keyframeIntervalSeconds: Double = 2, cname: String = "confer", randomSeed: UInt64? = nil,
+                linger: Double = 0.3) {
         self.codec = codec
         self.destination = destination
         self.payloadType = payloadType
@@ -62,6 +70,7 @@ public struct RTPSenderOptions: Sendable {
         self.keyframeIntervalSeconds = keyframeIntervalSeconds
         self.cname = cname
         self.randomSeed = randomSeed
+        self.linger = linger
     }
 
     /// The payload type in use.

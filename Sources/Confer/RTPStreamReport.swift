@@ -18,13 +18,14 @@ public struct RTPSendReport: Codable, Sendable, Equatable {
     public var frames: Int
     /// Keyframes among them (video).
     public var keyframes: Int
-    /// RTP packets sent.
+    /// RTP media packets sent (retransmissions and probes not included).
     public var packets: Int
-    /// UDP payload bytes sent: RTP headers, payloads and SRTP tags.
+    /// UDP payload bytes of those packets: RTP headers (with their extensions), payloads and SRTP tags.
     public var bytes: Int
     /// RTP payload bytes sent (what an RTCP sender report counts).
     public var payloadBytes: Int
-    /// RTCP compound packets sent to the port above the RTP port.
+    /// RTCP compound packets sent: to the port above the RTP port, or to the RTP port once
+    /// the receiver was heard multiplexing.
     public var rtcpPackets: Int
     /// Media seconds sent.
     public var mediaSeconds: Double
@@ -32,6 +33,28 @@ public struct RTPSendReport: Codable, Sendable, Equatable {
     public var wallSeconds: Double
     /// The SDP file written, if any.
     public var sdpPath: String?
+
+    /// The SSRC retransmissions went out on (RFC 4588 RTX; video only).
+    public var rtxSSRC: UInt32?
+    /// RTCP compounds received from the receiver.
+    public var rtcpPacketsReceived: Int
+    /// Whether the receiver multiplexes RTCP on the RTP port (it sent RTCP from there), so
+    /// sender reports went there too.
+    public var rtcpMultiplexed: Bool
+    /// NACK messages received.
+    public var nacksReceived: Int
+    /// Packets retransmitted in answer (RTX).
+    public var retransmissionsSent: Int
+    /// Keyframe requests (PLI, new FIR) received.
+    public var keyframeRequestsReceived: Int
+    /// Keyframes encoded because of them (0 when the input is sent as it is).
+    public var keyframesOnRequest: Int
+    /// The bitrate congestion control allowed the video at the end, in bits per second (nil for audio).
+    public var finalTargetBitrate: Int?
+    /// The round-trip time last measured, in seconds (nil when the receiver sent no feedback).
+    public var roundTripTime: Double?
+    /// The send pipeline's counters (W3C `RTCOutboundRtpStreamStats` names where one exists).
+    public var pipeline: SendPipelineStatistics
 }
 
 /// Reception counters of one SSRC, RFC 3550 style.
@@ -64,8 +87,12 @@ public struct RTPReceiveReport: Codable, Sendable, Equatable {
     public var payloadType: Int
     /// The SRTP profile, or nil for plain RTP.
     public var srtpProfile: String?
-    /// Why reception ended: "duration", "idle" or "no packets".
+    /// Why reception ended: "duration", "idle", "bye" (the sender said goodbye) or "cancelled".
     public var endReason: String
+    /// Whether the stream went through the jitter buffers (``RTPReceiverOptions/usesJitterBuffer``);
+    /// the frame-assembly counters below are then filled from the jitter buffer's, and
+    /// ``pipeline`` has the rest.
+    public var jitterBuffer: Bool
 
     /// Datagrams received, whatever they held.
     public var datagrams: Int
@@ -100,12 +127,13 @@ public struct RTPReceiveReport: Codable, Sendable, Equatable {
     public var jitterMilliseconds: Double
     /// Packets frame assembly dropped: a payload its depacketizer rejected.
     public var malformedPayloads: Int
-    /// Packets that arrived after their frame had been emitted or given up.
+    /// Packets that arrived after their frame had been emitted (played) or given up.
     public var latePackets: Int
 
-    /// Frames reassembled from packets.
+    /// Frames reassembled from packets (audio: packets).
     public var framesAssembled: Int
-    /// Frames given up on because a packet was missing.
+    /// Frames given up on because a packet was missing (frame assembly; the jitter buffer
+    /// counts what it drops in ``ReceivePipelineStatistics/video``'s `framesDropped`).
     public var framesIncomplete: Int
     /// Frames whose packets were all there but did not depacketize.
     public var framesMalformed: Int
@@ -113,7 +141,8 @@ public struct RTPReceiveReport: Codable, Sendable, Equatable {
     public var framesDecoded: Int
     /// Frames the decoder rejected or produced nothing for.
     public var framesNotDecoded: Int
-    /// Frames written to the output (decoded pictures, or received frames stored as they are).
+    /// Frames written to the output (decoded pictures, or received frames stored as they
+    /// are; audio from the jitter buffer: 10 ms blocks).
     public var framesWritten: Int
     /// Audio sample frames (per channel) written, concealment included.
     public var samplesWritten: Int
@@ -127,6 +156,18 @@ public struct RTPReceiveReport: Codable, Sendable, Equatable {
     public var outputBytes: Int
     /// Wall-clock seconds from listening to the end.
     public var wallSeconds: Double
-    /// Every SSRC heard with the expected payload type, the one received first.
+    /// Every SSRC heard with the expected payload type, the one received first (with the
+    /// jitter buffer: the source received last).
     public var streams: [RTPStreamStatistics]
+
+    /// The receive pipeline's counters with the W3C `RTCInboundRtpStreamStats` of the video
+    /// (framesDecoded, framesDropped, freezeCount, totalFreezesDuration, jitterBufferDelay,
+    /// nackCount, pliCount, …) or audio stream; nil without the jitter buffer.
+    public var pipeline: ReceivePipelineStatistics?
+    /// Where feedback went: the address the media came from (nil when none was sent).
+    public var feedbackDestination: String?
+    /// RTCP datagrams sent back.
+    public var feedbackDatagramsSent: Int
+    /// RTCP datagrams the socket refused to send.
+    public var feedbackSendFailures: Int
 }

@@ -3,26 +3,36 @@ import ConferRTP
 
 extension ReceivePipeline {
     /// Reads an RTCP compound from the sender: sender reports are remembered for the next
-    /// receiver report's LSR and DLSR; the rest is of no use to a receiver and is skipped.
+    /// receiver report's LSR and DLSR, a BYE naming a stream received is counted; the rest
+    /// is of no use to a receiver and is skipped. A compound with a packet that does not
+    /// parse counts as malformed (the packets before it still count).
     func receiveControl(_ bytes: UnsafeRawBufferPointer, at arrival: Timestamp) {
-        counters.rtcpPacketsReceived += 1
         var reader = RTCPCompoundReader(bytes)
         while true {
             do throws(RTCPError) {
-                guard let slice = try reader.next() else { return }
-                guard slice.packetType == RTCPPacketType.senderReport else { continue }
-                let report = try RTCPSenderReport(parsing: slice)
-                if let video, video.reception?.ssrc == report.ssrc {
-                    video.reception?.receivedSenderReport(ntpTime: report.ntpTime, at: arrival)
-                }
-                if let audio, audio.reception?.ssrc == report.ssrc {
-                    audio.reception?.receivedSenderReport(ntpTime: report.ntpTime, at: arrival)
+                guard let slice = try reader.next() else { break }
+                switch slice.packetType {
+                case RTCPPacketType.senderReport:
+                    let report = try RTCPSenderReport(parsing: slice)
+                    if let video, video.reception?.ssrc == report.ssrc {
+                        video.reception?.receivedSenderReport(ntpTime: report.ntpTime, at: arrival)
+                    }
+                    if let audio, audio.reception?.ssrc == report.ssrc {
+                        audio.reception?.receivedSenderReport(ntpTime: report.ntpTime, at: arrival)
+                    }
+                case RTCPPacketType.bye:
+                    let bye = try RTCPBye(parsing: slice)
+                    let streams = [video?.ssrc, audio?.ssrc].compactMap { $0 }
+                    if bye.ssrcs.contains(where: streams.contains) { counters.goodbyesReceived += 1 }
+                default:
+                    continue
                 }
             } catch {
-                counters.packetsDiscarded += 1
+                discardMalformed()
                 return
             }
         }
+        counters.rtcpPacketsReceived += 1
     }
 
     /// Sends transport-cc feedback for the packets that arrived since the last.

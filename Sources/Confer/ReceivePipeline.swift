@@ -19,7 +19,9 @@ import ConferJitter
 /// and ``pullAudio(at:into:)`` every 10 ms of playout. Pictures go to the `render` closure
 /// with their render times, RTCP datagrams to the `output` closure (in a buffer valid only
 /// during that call). Each media stream is known by payload type; a new SSRC on it is a
-/// sender restart, which the jitter buffers follow.
+/// sender restart, which the jitter buffers follow (but not within
+/// ``sourceSwitchCooldown`` of the last switch: packets of another SSRC are then counted
+/// and dropped).
 ///
 /// The jitter buffer plans retransmissions with the round-trip time; a receiver that does
 /// not send media has no RTCP to measure it with, so the app passes the RTT its own send
@@ -46,6 +48,12 @@ public final class ReceivePipeline {
     var counters = ReceivePipelineStatistics()
 
     static let controlBufferSize = 1500
+
+    /// How long a stream keeps its SSRC before a packet from another one may replace it: a
+    /// new SSRC is a sender restart, but not within half a second of the last switch (what
+    /// libwebrtc waits before replacing an unsignaled stream), so neither one stray packet
+    /// at the start nor stragglers of a replaced source make the buffers start over.
+    public static let sourceSwitchCooldown = TimeDelta.milliseconds(500)
 
     /// A pipeline receiving what `configuration` describes, rendering to `render` and
     /// sending its RTCP to `output`.
@@ -88,7 +96,7 @@ public final class ReceivePipeline {
         counters.datagramsReceived += 1
         counters.bytesReceived += datagram.count
         guard datagram.count >= 8, datagram.count <= input.count else {
-            counters.packetsDiscarded += 1
+            discardMalformed()
             return
         }
         // RFC 5761 §4: RTCP packet types 192…223 never collide with RTP payload types in use.
@@ -99,6 +107,7 @@ public final class ReceivePipeline {
             let length = isControl ? try? session.unprotectRTCP(input, length: datagram.count)
                                    : try? session.unprotectRTP(input, length: datagram.count)
             guard let length else {
+                // Counted by the session as an authentication failure, a replay or another failure.
                 counters.packetsDiscarded += 1
                 return
             }
@@ -111,19 +120,28 @@ public final class ReceivePipeline {
         }
     }
 
+    /// Counts a datagram that is neither RTP nor RTCP.
+    func discardMalformed() {
+        counters.malformedPackets += 1
+        counters.packetsDiscarded += 1
+    }
+
     private func receiveMedia(_ bytes: UnsafeRawBufferPointer, at arrival: Timestamp) {
         guard let packet = try? RTPPacketView(bytes) else {
-            counters.packetsDiscarded += 1
+            discardMalformed()
             return
         }
         let payloadType = packet.payloadType
         if let video, payloadType == video.configuration.payloadType {
+            guard video.accepts(ssrc: packet.ssrc, at: arrival) else { return discardOtherSource() }
             video.insert(packet, arrival: arrival, handle)
         } else if let video, payloadType == video.configuration.rtxPayloadType {
             video.insertRetransmission(packet, arrival: arrival, handle)
         } else if let audio, payloadType == audio.configuration.payloadType {
+            guard audio.accepts(ssrc: packet.ssrc, at: arrival) else { return discardOtherSource() }
             audio.insert(packet, arrival: arrival)
         } else {
+            counters.packetsOfUnknownPayloadType += 1
             counters.packetsDiscarded += 1
             return
         }
@@ -134,6 +152,11 @@ public final class ReceivePipeline {
             if nextFeedback == nil { nextFeedback = arrival + configuration.feedbackInterval }
         }
         if nextReport == nil { nextReport = arrival + configuration.reportInterval }
+    }
+
+    private func discardOtherSource() {
+        counters.packetsFromOtherSources += 1
+        counters.packetsDiscarded += 1
     }
 
     /// Does what is due at `now`: frames whose render time came, NACK and keyframe request
@@ -171,6 +194,15 @@ public final class ReceivePipeline {
         }
     }
 
+    /// Called with each encoded video frame the jitter buffer hands the decoder, just before
+    /// it is decoded: the stream as received, in decode order, with its timestamp relative
+    /// to the first frame (for recording it without encoding again). The frame is valid
+    /// beyond the call, but keeping it makes the buffer allocate a new one.
+    public var encodedFrameHandler: ((EncodedFrame) -> Void)? {
+        get { video?.deliveredFrameHandler }
+        set { video?.deliveredFrameHandler = newValue }
+    }
+
     /// Sets the round-trip time the video jitter buffer plans retransmissions and its
     /// delay with (measured by the app's own send side).
     public func setRoundTripTime(_ rtt: TimeDelta) {
@@ -187,6 +219,13 @@ public final class ReceivePipeline {
         result.retransmissionsReceived = video?.retransmissionsReceived ?? 0
         result.paddingPacketsReceived = video?.paddingReceived ?? 0
         result.transportFeedbackSent = transportFeedback.messagesBuilt
+        if var stats = srtp?.stats, let control = srtcpInbound?.stats {
+            stats.packetsUnprotected += control.packetsUnprotected
+            stats.authenticationFailures += control.authenticationFailures
+            stats.replays += control.replays
+            stats.otherFailures += control.otherFailures
+            result.srtp = stats
+        }
         return result
     }
 

@@ -1,5 +1,6 @@
 public import ConferMedia
 public import ConferJitter
+public import ConferSRTP
 
 /// A picture a ``ReceivePipeline`` decoded, with when to show it.
 public struct ReceivedVideoFrame: Sendable {
@@ -27,7 +28,7 @@ public struct ReceivedVideoFrame: Sendable {
 
 /// A snapshot of a ``ReceivePipeline``: the jitter buffers' W3C `RTCInboundRtpStreamStats`
 /// counters and the pipeline's own.
-public struct ReceivePipelineStatistics: Sendable, Codable {
+public struct ReceivePipelineStatistics: Sendable, Codable, Equatable {
     /// The video stream (packetsReceived, packetsLost, jitter, framesDecoded, framesDropped,
     /// framesRendered, keyFramesDecoded, freezeCount, totalFreezesDuration, jitterBufferDelay,
     /// jitterBufferTargetDelay, jitterBufferEmittedCount, nackCount, pliCount, firCount, …).
@@ -47,8 +48,22 @@ public struct ReceivePipelineStatistics: Sendable, Codable {
     public var paddingPacketsReceived = 0
     /// RTCP compounds received.
     public var rtcpPacketsReceived = 0
-    /// Datagrams that did not authenticate or parse, or were of no configured stream (dropped).
+    /// Datagrams that did not authenticate or parse, or were of no configured stream (dropped):
+    /// the sum of the three counters below and the SRTP failures.
     public var packetsDiscarded = 0
+    /// Datagrams that are neither RTP nor RTCP: too short or long, another version, a
+    /// header or an RTCP packet that runs past the end.
+    public var malformedPackets = 0
+    /// RTP packets of a payload type no stream is configured with.
+    public var packetsOfUnknownPayloadType = 0
+    /// RTP packets of a stream's payload type from another SSRC than the one being received,
+    /// within half a second of that one being taken up (after that, a new SSRC is a sender
+    /// restart and replaces it, as libwebrtc replaces an unsignaled stream).
+    public var packetsFromOtherSources = 0
+    /// RTCP BYE packets naming a stream being received.
+    public var goodbyesReceived = 0
+    /// SRTP and SRTCP counters of what came in (nil without a key).
+    public var srtp: SRTPStats?
     /// Frames the decoder rejected.
     public var decoderFailures = 0
     /// Frames the decoder took without producing a picture (waiting for a keyframe, say).

@@ -21,6 +21,14 @@ final class ReceivePipelineVideoStream {
     private let decoder: AnyVideoDecoder
     /// The media SSRC heard last (the jitter buffer restarts when it changes).
     private(set) var ssrc: UInt32?
+    /// When `ssrc` was taken up.
+    private var ssrcSince: Timestamp?
+    /// Sees each frame delivered for decoding (``ReceivePipeline/encodedFrameHandler``).
+    var deliveredFrameHandler: ((EncodedFrame) -> Void)?
+    /// Media packets given to the jitter buffer (duplicates included, retransmissions not).
+    private(set) var packetsInserted = 0
+    /// Payload bytes of those packets.
+    private(set) var payloadBytesInserted = 0
     /// Reception of the media SSRC, for receiver reports.
     var reception: RTPReceiverStatistics?
     /// The RTP timestamp of the first frame the jitter buffer completed since it (re)started:
@@ -44,13 +52,25 @@ final class ReceivePipelineVideoStream {
         decoder = try AnyVideoDecoder(codec: configuration.codec, threads: configuration.decoderThreads)
     }
 
+    /// Whether a packet from `candidate` may go in: from the current source always; from
+    /// another once the current one has been received for
+    /// ``ReceivePipeline/sourceSwitchCooldown`` (a sender restart), not before (a stray
+    /// packet, or a straggler of the source just replaced).
+    func accepts(ssrc candidate: UInt32, at arrival: Timestamp) -> Bool {
+        guard let ssrc, candidate != ssrc, let since = ssrcSince else { return true }
+        return arrival - since >= ReceivePipeline.sourceSwitchCooldown
+    }
+
     /// Buffers a media packet that arrived at `arrival` and does what the buffer says.
     func insert(_ packet: RTPPacketView, arrival: Timestamp, _ output: (Output) -> Void) {
         if ssrc != packet.ssrc {
             ssrc = packet.ssrc
+            ssrcSince = arrival
             reception = RTPReceiverStatistics(ssrc: packet.ssrc, clockRate: configuration.codec.rtpClockRate)
         }
         reception?.receive(sequenceNumber: packet.sequenceNumber, rtpTimestamp: packet.timestamp, arrival: arrival)
+        packetsInserted += 1
+        payloadBytesInserted += packet.payload.count
         let actions = jitterBuffer.insert(packet, arrival: arrival)
         noteCompletion(rtpTimestamp: packet.timestamp)
         perform(actions, at: arrival, output)
@@ -112,6 +132,7 @@ final class ReceivePipelineVideoStream {
                         senderSSRC: ownSSRC, entries: [.init(ssrc: ssrc, sequenceNumber: request.firSequenceNumber)]))))
                 }
             case .deliver(let encoded, let renderTime):
+                deliveredFrameHandler?(encoded)
                 if !decode(encoded, renderTime: renderTime, at: now, output) { failed = true }
             case .frameDropped:
                 continue

@@ -61,8 +61,16 @@ extension SendPipeline {
         return true
     }
 
-    /// Sends a sender report for each stream that has sent something, with the CNAME.
-    func sendReport(at now: Timestamp) {
+    /// Says goodbye (RFC 3550 §6.6): a last sender report for each stream that sent
+    /// something, the CNAME and a BYE for every SSRC, sent at once. Call it when sending
+    /// ends; the receiver then knows the streams are over without waiting for them to go quiet.
+    public func sendGoodbye(at now: Timestamp) {
+        let ssrcs = [configuration.video?.ssrc, configuration.video?.rtxSSRC, configuration.audio?.ssrc].compactMap { $0 }
+        sendReport(at: now, goodbye: RTCPBye(ssrcs: ssrcs))
+    }
+
+    /// Sends a sender report for each stream that has sent something, with the CNAME (and a BYE when given).
+    func sendReport(at now: Timestamp, goodbye: RTCPBye? = nil) {
         var packets: [RTCPPacket] = []
         var firstSSRC: UInt32?
         for writer in [video?.writer, audio?.writer].compactMap({ $0 }) where writer.statistics.packetsSent > 0 {
@@ -71,6 +79,7 @@ extension SendPipeline {
         }
         guard let firstSSRC else { return }
         packets.append(.sourceDescription(RTCPSourceDescription(ssrc: firstSSRC, cname: configuration.cname)))
+        if let goodbye { packets.append(.bye(goodbye)) }
         transport.sendRTCP(packets)
     }
 }

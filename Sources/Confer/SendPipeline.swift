@@ -92,6 +92,18 @@ public final class SendPipeline {
         try video.send(frame, at: now, transport: transport)
     }
 
+    /// Sends `frame`, already encoded in the video stream's codec (its timestamp is its
+    /// capture time), as it is, at `now`: packetized, kept for retransmission, counted.
+    ///
+    /// - Throws: ``SendPipelineError`` when there is no video stream or the frame is of
+    ///   another codec; the payloader's error when the frame cannot be packetized.
+    public func sendEncodedVideo(_ frame: EncodedFrame, at now: Timestamp) throws {
+        guard let video else { throw SendPipelineError("this pipeline sends no video") }
+        startReports(at: now)
+        sendProbes(at: now)
+        try video.send(encoded: frame, at: now, transport: transport)
+    }
+
     /// Takes `frame`'s samples (any number; its timestamp is its first sample's capture
     /// time) and sends a packet for each Opus frame they complete, at `now`.
     public func sendAudio(_ frame: AudioFrame, at now: Timestamp) throws {

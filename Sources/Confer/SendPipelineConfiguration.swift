@@ -48,6 +48,11 @@ public struct SendPipelineConfiguration: Sendable {
         public var minimumKeyframeInterval: TimeDelta
         /// Packets remembered for retransmission.
         public var historyCapacity: Int
+        /// Whether the pipeline encodes: false when the app hands it frames already encoded
+        /// (``SendPipeline/sendEncodedVideo(_:at:)``, a file or a relay sent as it is). Then
+        /// no encoder is made, the picture size is not checked, and keyframe requests and
+        /// bitrate changes are counted but cannot be acted on.
+        public var encodesFrames: Bool
 
         /// The bitrate the stream starts at: ``startBitrate``, or the lesser of the
         /// maximum and 300 kbit/s, never below the minimum.
@@ -60,7 +65,8 @@ public struct SendPipelineConfiguration: Sendable {
                     startBitrate: Int? = nil, minimumBitrate: Int = 50_000, speed: Int = 8, threads: Int = 1, keyframeInterval: Int = 0,
                     allowsFrameDropping: Bool = true, ssrc: UInt32 = 0x1000_0001, payloadType: UInt8 = 96,
                     rtxSSRC: UInt32 = 0x1000_0002, rtxPayloadType: UInt8 = 97,
-                    minimumKeyframeInterval: TimeDelta = .milliseconds(300), historyCapacity: Int = 1024) {
+                    minimumKeyframeInterval: TimeDelta = .milliseconds(300), historyCapacity: Int = 1024,
+                    encodesFrames: Bool = true) {
             self.codec = codec
             self.width = width
             self.height = height
@@ -78,6 +84,7 @@ public struct SendPipelineConfiguration: Sendable {
             self.rtxPayloadType = rtxPayloadType
             self.minimumKeyframeInterval = minimumKeyframeInterval
             self.historyCapacity = historyCapacity
+            self.encodesFrames = encodesFrames
         }
     }
 

@@ -69,9 +69,13 @@ struct SendPipelinePacketWriter {
     /// The sequence number the next packet gets.
     var nextSequenceNumber: UInt16 { header.sequenceNumber }
 
-    /// The RTP timestamp of media captured at `time`.
+    /// The RTP timestamp of media captured at `time`, rounded to the nearest tick (so 1/30 s,
+    /// 33,333 µs, is 3000 ticks at 90 kHz, not the 2999 truncation would make it).
     func rtpTimestamp(at time: Timestamp) -> UInt32 {
-        timestampOffset &+ UInt32(truncatingIfNeeded: time.ticks(rate: clockRate))
+        let rate = Int64(clockRate)
+        let us = time.microseconds
+        let ticks = us >= 0 ? (us * rate + 500_000) / 1_000_000 : -((-us * rate + 500_000) / 1_000_000)
+        return timestampOffset &+ UInt32(truncatingIfNeeded: ticks)
     }
 
     /// Writes a padding-only packet (RFC 3550 §5.1: no payload, `paddingSize` bytes of

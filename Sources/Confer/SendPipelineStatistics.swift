@@ -11,8 +11,10 @@ public struct VideoSendStatistics: Sendable, Hashable, Codable {
     public var framesDroppedByEncoder = 0
     /// Frames packetized and sent.
     public var framesSent = 0
-    /// Keyframes produced.
+    /// Keyframes produced (or sent, for frames handed over encoded).
     public var keyFramesEncoded = 0
+    /// Keyframes produced because a PLI or FIR asked for one.
+    public var keyFramesOnRequest = 0
     /// Compressed bytes produced.
     public var bytesEncoded = 0
     /// Media packets sent (RTX not included).
@@ -56,7 +58,7 @@ public struct AudioSendStatistics: Sendable, Hashable, Codable {
 }
 
 /// A snapshot of a ``SendPipeline``.
-public struct SendPipelineStatistics: Sendable, Codable {
+public struct SendPipelineStatistics: Sendable, Codable, Equatable {
     /// The video stream, if any.
     public var video: VideoSendStatistics?
     /// The audio stream, if any.

@@ -7,7 +7,8 @@ import ConferJitter
 /// history that answers NACKs with RTX.
 final class SendPipelineVideoStream {
     let configuration: SendPipelineConfiguration.Video
-    private let encoder: AnyVideoEncoder
+    /// Nil when the app sends frames already encoded.
+    private let encoder: AnyVideoEncoder?
     private var payloader: SendPipelineVideoPayloader
     private(set) var writer: SendPipelinePacketWriter
     /// Writes padding-only packets on the RTX stream (probes).
@@ -33,7 +34,8 @@ final class SendPipelineVideoStream {
     init(configuration: SendPipelineConfiguration.Video, pipeline: SendPipelineConfiguration, transport: SendPipelineTransport,
          random: inout SeededRandom) throws {
         self.configuration = configuration
-        guard configuration.width >= 16, configuration.height >= 16, configuration.width % 2 == 0, configuration.height % 2 == 0 else {
+        guard !configuration.encodesFrames || configuration.width >= 16 && configuration.height >= 16
+            && configuration.width % 2 == 0 && configuration.height % 2 == 0 else {
             throw SendPipelineError("video of \(configuration.width)x\(configuration.height): sizes must be even and at least 16")
         }
         guard configuration.frameRate > 0, configuration.frameRate <= 240 else {
@@ -50,8 +52,9 @@ final class SendPipelineVideoStream {
             width: configuration.width, height: configuration.height, frameRate: configuration.frameRate,
             bitrate: configuration.effectiveStartBitrate, threads: configuration.threads, speed: configuration.speed,
             errorResilient: true, keyframeInterval: configuration.keyframeInterval)
-        encoder = try AnyVideoEncoder(codec: configuration.codec, settings: settings,
-                                      allowsFrameDropping: configuration.allowsFrameDropping)
+        encoder = configuration.encodesFrames
+            ? try AnyVideoEncoder(codec: configuration.codec, settings: settings, allowsFrameDropping: configuration.allowsFrameDropping)
+            : nil
         encoderBitrate = configuration.effectiveStartBitrate
         writer = try SendPipelinePacketWriter(
             ssrc: configuration.ssrc, payloadType: configuration.payloadType, clockRate: configuration.codec.rtpClockRate,
@@ -72,13 +75,16 @@ final class SendPipelineVideoStream {
 
     /// Encodes `frame` (its timestamp is the capture time) and sends its packets.
     func send(_ frame: VideoFrame, at now: Timestamp, transport: SendPipelineTransport) throws {
+        guard let encoder else { throw SendPipelineError("this video stream is sent encoded: use sendEncodedVideo") }
         guard frame.width == configuration.width, frame.height == configuration.height else {
             throw SendPipelineError("a \(frame.width)x\(frame.height) frame reached a \(configuration.width)x\(configuration.height) video stream")
         }
         statistics.framesCaptured += 1
+        var requested = false
         if keyframePending, lastKeyframeAt.map({ now - $0 >= configuration.minimumKeyframeInterval }) ?? true {
             encoder.requestKeyframe()
             keyframePending = false
+            requested = true
         }
         guard try encoder.encode(frame, into: &encoded) else {
             statistics.framesDroppedByEncoder += 1
@@ -88,16 +94,37 @@ final class SendPipelineVideoStream {
         statistics.bytesEncoded += encoded.data.count
         if encoded.isKeyframe {
             statistics.keyFramesEncoded += 1
+            if requested { statistics.keyFramesOnRequest += 1 }
             lastKeyframeAt = now
             keyframePending = false
         }
-        let rtpTimestamp = writer.rtpTimestamp(at: frame.timestamp)
+        try packetize(encoded, captureTime: frame.timestamp, at: now, transport: transport)
+    }
+
+    /// Sends `frame`, already encoded (its timestamp is the capture time), as it is.
+    func send(encoded frame: EncodedFrame, at now: Timestamp, transport: SendPipelineTransport) throws {
+        guard frame.codec == configuration.codec else {
+            throw SendPipelineError("a \(frame.codec) frame reached a \(configuration.codec) video stream")
+        }
+        statistics.framesCaptured += 1
+        statistics.framesEncoded += 1
+        statistics.bytesEncoded += frame.data.count
+        if frame.isKeyframe {
+            statistics.keyFramesEncoded += 1
+            lastKeyframeAt = now
+        }
+        try packetize(frame, captureTime: frame.timestamp, at: now, transport: transport)
+    }
+
+    /// Splits `frame` into packets, keeps each in the history and sends it.
+    private func packetize(_ frame: EncodedFrame, captureTime: Timestamp, at now: Timestamp,
+                           transport: SendPipelineTransport) throws {
+        let rtpTimestamp = writer.rtpTimestamp(at: captureTime)
         lastRTPTimestamp = rtpTimestamp
-        let captureTime = frame.timestamp
         let buffer = transport.buffer
         let transportOffset = writer.transportSequenceOffset
         let sendTimeOffset = writer.absoluteSendTimeOffset
-        try payloader.payload(encoded, maxPayloadSize: maxPayloadSize) { payload, marker in
+        try payloader.payload(frame, maxPayloadSize: maxPayloadSize) { payload, marker in
             let length = writer.write(payload: payload, marker: marker, rtpTimestamp: rtpTimestamp,
                                       captureTime: captureTime, into: buffer)
             guard length > 0 else { return }
@@ -165,7 +192,7 @@ final class SendPipelineVideoStream {
     func setTargetBitrate(_ bitrate: Int) {
         let clamped = min(max(bitrate, configuration.minimumBitrate), configuration.maximumBitrate)
         statistics.targetBitrate = clamped
-        guard abs(clamped - encoderBitrate) * 50 >= encoderBitrate else { return }   // 2 %
+        guard let encoder, abs(clamped - encoderBitrate) * 50 >= encoderBitrate else { return }   // 2 %
         guard (try? encoder.setBitrate(clamped)) != nil else { return }
         encoderBitrate = clamped
         statistics.bitrateChanges += 1

@@ -16,7 +16,7 @@ struct NetsimCommand: AsyncParsableCommand {
         commandName: "netsim",
         abstract: "Relay UDP through a simulated network: delay, jitter, loss, bursts, reordering, duplication, a bandwidth cap.",
         discussion: """
-        Every datagram arriving on --listen goes to --forward after the simulated path; datagrams from the --forward address (RTCP feedback, say) go back to the last sender, untouched unless --both-ways. The same --seed gives the same losses for the same packets. Stops after --duration or on Ctrl-C, then prints what the network did.
+        Every datagram arriving on --listen goes to --forward after the simulated path; datagrams from the --forward address (RTCP feedback, say) go back to the last sender: untouched, or after --return-delay and --return-loss, or through the same conditions with --both-ways. The same --seed gives the same losses for the same packets. Stops after --duration or on Ctrl-C, then prints what the network did.
 
         A --trace file has one line per packet: a delay in milliseconds or `loss` (# starts a comment).
 
@@ -63,6 +63,10 @@ struct NetsimCommand: AsyncParsableCommand {
     var traceEnd: NetworkTrace.Ending = .loop
     @Flag(help: "Apply the same conditions to the return path (no trace) instead of passing it untouched.")
     var bothWays = false
+    @Option(help: ArgumentHelp("One-way delay of the return path in milliseconds (without --both-ways).", valueName: "MS"))
+    var returnDelay: Double = 0
+    @Option(help: ArgumentHelp("Random loss on the return path in percent (without --both-ways).", valueName: "PCT"))
+    var returnLoss: Double = 0
     @Option(help: ArgumentHelp("Random seed.", valueName: "N"))
     var seed: UInt64 = 1
     @Option(help: ArgumentHelp("Stop after this many seconds (default: run until Ctrl-C).", valueName: "S"))
@@ -70,18 +74,28 @@ struct NetsimCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
-        for (name, value) in [("--loss", loss), ("--reorder", reorder), ("--duplicate", duplicate)] where !(0...100).contains(value) {
+        for (name, value) in [("--loss", loss), ("--reorder", reorder), ("--duplicate", duplicate), ("--return-loss", returnLoss)]
+            where !(0...100).contains(value) {
             throw ValidationError("\(name) is a percentage, 0…100")
         }
         if let burst, !(burst >= 1 && burst <= 10_000) { throw ValidationError("--burst is a mean burst length in packets, 1…10000") }
         if burst != nil && loss >= 100 { throw ValidationError("--burst needs --loss below 100") }
-        for (name, value) in [("--delay", delay), ("--jitter", jitter), ("--reorder-delay", reorderDelay), ("--queue", queue)]
+        for (name, value) in [("--delay", delay), ("--jitter", jitter), ("--reorder-delay", reorderDelay), ("--queue", queue),
+                              ("--return-delay", returnDelay)]
             where !(0...60_000).contains(value) {
             throw ValidationError("\(name) is in milliseconds, 0…60000")
         }
         if let bandwidth, !(bandwidth >= 1 && bandwidth <= 100_000_000) { throw ValidationError("--bandwidth is in kbit/s, 1…100000000") }
         if !(0...1000).contains(overhead) { throw ValidationError("--overhead is in bytes, 0…1000") }
         if let duration, !(duration > 0 && duration <= 86_400 * 365) { throw ValidationError("--duration must be positive (seconds)") }
+        if bothWays && (returnDelay > 0 || returnLoss > 0) {
+            throw ValidationError("--both-ways already sets the return path; drop --return-delay and --return-loss")
+        }
+    }
+
+    /// The return path the options describe.
+    var returnConditions: NetworkConditions {
+        bothWays ? conditions : NetworkConditions(delay: milliseconds(returnDelay), loss: returnLoss / 100)
     }
 
     /// The forward path the options describe.
@@ -100,7 +114,7 @@ struct NetsimCommand: AsyncParsableCommand {
         let traceFile = try trace.map { path throws(NetworkTraceError) in try NetworkTrace(contentsOfFile: path, ending: traceEnd) }
         let conditions = self.conditions
         let relay = UDPRelay(UDPRelayConfiguration(
-            listen: listen, destination: forward, forward: conditions, backward: bothWays ? conditions : .perfect,
+            listen: listen, destination: forward, forward: conditions, backward: returnConditions,
             trace: traceFile, seed: seed, duration: duration.map { TimeDelta.seconds($0) }))
 
         let quiet = output.quiet
@@ -135,7 +149,7 @@ struct NetsimCommand: AsyncParsableCommand {
         progress.finish()
         let stats = try await running.value
         try output.emit(NetsimReport(listen: listen.description, forward: forward.description, seed: seed,
-                                     conditions: conditions, trace: trace, statistics: stats))
+                                     conditions: conditions, returnConditions: returnConditions, trace: trace, statistics: stats))
     }
 }
 
@@ -148,6 +162,7 @@ struct NetsimReport: CommandReport {
     var forward: String
     var seed: UInt64
     var conditions: NetworkConditions
+    var returnConditions: NetworkConditions
     var trace: String?
     var statistics: UDPRelayStatistics
 

@@ -10,8 +10,14 @@ struct ReceiveCommand: AsyncParsableCommand {
         commandName: "receive",
         abstract: "Receive one RTP (or SRTP) stream over UDP and write it to a file.",
         discussion: """
-        .y4m and .wav (or .opus) are decoded; .ivf and .h264 store the frames as received. Reception ends after
-        --duration, after --idle-timeout seconds without a packet (once one has come), or on Ctrl-C.
+        The stream goes through the jitter buffers in real time, as a participant's app would play it: .y4m gets \
+        the pictures as they render, .wav (or .opus) the audio as it plays, .ivf and .h264 the frames the jitter \
+        buffer hands the decoder. NACK, PLI, transport-cc feedback and receiver reports go back over the same \
+        socket (RTCP multiplexed) to wherever the media comes from; `confer send` answers them, other senders may \
+        ignore them. --no-jitter-buffer records instead: every frame as soon as it is assembled, no feedback, audio \
+        kept in RTP time however fast it came. Reception ends after --duration, after --idle-timeout seconds \
+        without a packet (once one has come), on the sender's BYE, or on Ctrl-C; what the buffers still hold is \
+        then played out.
           confer receive --listen 0.0.0.0:5004 --codec vp8 -o out.y4m
           confer receive --sdp stream.sdp -o out.wav
         """)
@@ -36,6 +42,14 @@ struct ReceiveCommand: AsyncParsableCommand {
     var fps: Double = 30
     @Option(help: "Audio channels written (1 or 2).")
     var channels: Int?
+    @Flag(help: "Record without the jitter buffers: write each frame as soon as it is assembled, send no feedback.")
+    var noJitterBuffer = false
+    @Flag(help: "Do not ask for lost video packets again (no NACK); keyframe requests still go out.")
+    var noNack = false
+    @Flag(help: "Send no RTCP back at all (no NACK, PLI, transport-cc or receiver reports).")
+    var noFeedback = false
+    @Option(help: "Payload type of retransmissions (RFC 4588 RTX; default: the media's plus one).")
+    var rtxPayloadType: Int?
     @OptionGroup var outputOptions: OutputOptions
 
     func validate() throws {
@@ -46,6 +60,9 @@ struct ReceiveCommand: AsyncParsableCommand {
             throw ValidationError("--listen must be HOST:PORT")
         }
         if let payloadType, !(0...127).contains(payloadType) { throw ValidationError("--payload-type must be 0…127") }
+        if let rtxPayloadType, !(0...127).contains(rtxPayloadType) || rtxPayloadType == payloadType {
+            throw ValidationError("--rtx-payload-type must be 0…127 and not the media's")
+        }
         if let duration, !(duration > 0) { throw ValidationError("--duration must be positive") }
         if !(idleTimeout > 0) { throw ValidationError("--idle-timeout must be positive") }
         if let channels, channels != 1 && channels != 2 { throw ValidationError("--channels must be 1 or 2") }
@@ -70,6 +87,10 @@ struct ReceiveCommand: AsyncParsableCommand {
             do { options.srtpKey = try SRTPMasterKey(commandLineForm: srtp) } catch { throw ValidationError("--srtp: \(error)") }
         }
         if let channels { options.channels = channels }
+        if let rtxPayloadType { options.rtxPayloadType = UInt8(rtxPayloadType) }
+        options.usesJitterBuffer = !noJitterBuffer
+        options.nack = !noNack
+        options.sendsFeedback = !noFeedback
         options.maxDuration = duration
         options.idleTimeout = idleTimeout
         options.frameRate = fps
@@ -104,6 +125,27 @@ extension RTPReceiveReport: CommandReport {
             ["frames assembled", "incomplete", "decoded", "not decoded", "written"],
             ["\(framesAssembled)", "\(framesIncomplete + framesMalformed)", "\(framesDecoded)", "\(framesNotDecoded)", "\(framesWritten)"],
         ]).map { "  " + $0 }
+        if let video = pipeline?.video {
+            let delay = video.jitterBufferEmittedCount > 0 ? 1000 * video.jitterBufferDelay / Double(video.jitterBufferEmittedCount) : 0
+            lines += table([
+                ["rendered", "dropped", "freezes", "frozen s", "buffer delay ms", "NACKs", "retransmitted", "PLIs", "FIRs"],
+                ["\(video.framesRendered)", "\(video.framesDropped)", "\(video.freezeCount)", fixed(video.totalFreezesDuration, 2),
+                 fixed(delay, 1), "\(video.nackCount)", "\(video.retransmittedPacketsReceived)", "\(video.pliCount)", "\(video.firCount)"],
+            ]).map { "  " + $0 }
+        }
+        if let audio = pipeline?.audio {
+            let delay = audio.jitterBufferEmittedCount > 0 ? 1000 * audio.jitterBufferDelay / Double(audio.jitterBufferEmittedCount) : 0
+            lines += table([
+                ["played s", "concealed s", "accelerated s", "decelerated s", "late", "buffer delay ms"],
+                [fixed(audio.totalSamplesDuration, 2), fixed(Double(audio.concealedSamples) / 48_000, 2),
+                 fixed(Double(audio.removedSamplesForAcceleration) / 48_000, 2), fixed(Double(audio.insertedSamplesForDeceleration) / 48_000, 2),
+                 "\(audio.packetsDiscarded)", fixed(delay, 1)],
+            ]).map { "  " + $0 }
+        }
+        if let feedbackDestination {
+            lines.append("  \(feedbackDatagramsSent) RTCP datagrams back to \(feedbackDestination)"
+                         + (feedbackSendFailures > 0 ? ", \(feedbackSendFailures) refused" : ""))
+        }
         if codec == "opus" {
             lines.append("  \(samplesWritten) samples at 48 kHz (\(fixed(Double(samplesWritten) / 48_000, 2)) s), \(samplesConcealed) concealed")
         } else if width > 0 {

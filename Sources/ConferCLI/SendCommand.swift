@@ -9,11 +9,14 @@ struct SendCommand: AsyncParsableCommand {
         commandName: "send",
         abstract: "Send a media file as one RTP (or SRTP) stream over UDP, in real time.",
         discussion: """
-        .y4m and .wav are encoded with --codec; .ivf and .h264 already in that codec go out as they are; other
+        .y4m and .wav are encoded live with --codec; .ivf and .h264 already in that codec go out as they are; other
         inputs are decoded and encoded again. --sdp writes the stream's SDP before the first packet, for a receiver:
           confer send clip.y4m --codec vp8 --to 127.0.0.1:5004 --sdp stream.sdp
           ffplay -protocol_whitelist file,udp,rtp stream.sdp
-        RTCP (sender reports, CNAME, BYE) goes to the port above the RTP port.
+        The receiver's RTCP is read on the sending socket and answered: NACK with retransmissions (RTX, payload
+        type one above the media's), PLI/FIR with a keyframe, transport-cc and receiver reports with a lower
+        bitrate under congestion (never above --bitrate). Sender reports, CNAME and BYE go to the port above the
+        RTP port, or to the RTP port once the receiver's RTCP comes from there (as `confer receive`'s does).
         """)
 
     @Argument(help: "The input file (.y4m, .wav, .ivf, .h264, .opus).")
@@ -42,6 +45,10 @@ struct SendCommand: AsyncParsableCommand {
     var noRtcp = false
     @Option(help: "Spread each video frame's packets over this many milliseconds instead of one burst.")
     var spreadMs: Double = 0
+    @Option(help: "Seconds between keyframes when the input is encoded (0: only the first, and on request).")
+    var keyframeInterval: Double = 2
+    @Option(help: "Seconds to keep answering the receiver's feedback after the last frame (when it sends any).")
+    var linger: Double = 0.3
     @OptionGroup var outputOptions: OutputOptions
 
     func validate() throws {
@@ -51,6 +58,8 @@ struct SendCommand: AsyncParsableCommand {
         if let bitrate, !(1...100_000).contains(bitrate) { throw ValidationError("--bitrate is in kbit/s, 1…100000") }
         if let duration, !(duration > 0) { throw ValidationError("--duration must be positive") }
         if !(0...100).contains(spreadMs) { throw ValidationError("--spread-ms must be 0…100") }
+        if !(0...3600).contains(keyframeInterval) { throw ValidationError("--keyframe-interval is in seconds, 0…3600") }
+        if !(0...60).contains(linger) { throw ValidationError("--linger is in seconds, 0…60") }
     }
 
     func run() async throws {
@@ -60,7 +69,7 @@ struct SendCommand: AsyncParsableCommand {
         let options = RTPSenderOptions(
             codec: codec, destination: UDPAddress(parsing: destination)!, payloadType: payloadType.map { UInt8($0) }, ssrc: ssrc,
             mtu: mtu, bitrateKbps: bitrate, srtpKey: key, sdpPath: sdp, loops: loop, maxDuration: duration,
-            sendsRTCP: !noRtcp, packetSpread: .seconds(spreadMs / 1000))
+            sendsRTCP: !noRtcp, packetSpread: .seconds(spreadMs / 1000), keyframeIntervalSeconds: keyframeInterval, linger: linger)
         let progress = outputOptions.progress("send")
         let report = try await RTPSender.run(input: input, options: options) { progress.update($0, of: nil) }
         progress.finish()
@@ -77,6 +86,14 @@ extension RTPSendReport: CommandReport {
             ["\(frames)", "\(keyframes)", "\(packets)", "\(bytes)", "\(payloadBytes)", "\(rtcpPackets)",
              fixed(mediaSeconds, 2), fixed(wallSeconds, 2)],
         ]).map { "  " + $0 }
+        if rtcpPacketsReceived > 0 {
+            lines += table([
+                ["RTCP in", "NACKs", "retransmitted", "keyframe requests", "keyframes on request", "target kbit/s", "RTT ms"],
+                ["\(rtcpPacketsReceived)" + (rtcpMultiplexed ? " (mux)" : ""), "\(nacksReceived)", "\(retransmissionsSent)",
+                 "\(keyframeRequestsReceived)", "\(keyframesOnRequest)", finalTargetBitrate.map { "\($0 / 1000)" } ?? "-",
+                 roundTripTime.map { fixed($0 * 1000, 1) } ?? "-"],
+            ]).map { "  " + $0 }
+        }
         if let sdpPath { lines.append("  SDP: \(sdpPath)") }
         return lines
     }

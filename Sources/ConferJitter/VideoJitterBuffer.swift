@@ -115,7 +115,7 @@ public struct VideoJitterBuffer: Sendable {
         nackConfiguration.maxAge = configuration.maxDelay
         self.configuration = configuration
         reader = VideoPayloadReader(codec: codec)
-        packets = VideoPacketRing(capacity: configuration.packetCapacity)
+        packets = VideoPacketRing(capacity: configuration.packetCapacity, maxPayloadSize: configuration.maxPayloadSize)
         received = VideoReceivedWindow(size: 2 * packets.capacity)
         timing = VideoTiming(clockRate: codec.rtpClockRate, discontinuity: configuration.timingDiscontinuity)
         estimator = JitterEstimator(configuration: configuration.jitter)
@@ -227,7 +227,8 @@ public struct VideoJitterBuffer: Sendable {
     public var bufferedFrameCount: Int { frames.count }
     /// Sequence numbers on the NACK list.
     public var pendingNackCount: Int { nack.pendingCount }
-    /// Bytes of storage the buffer holds for reuse (packet payloads and delivered frames).
+    /// Bytes of storage the buffer holds for reuse (packet payload slots, reserved when it is
+    /// made, and delivered frames).
     public var retainedBytes: Int {
         packets.retainedBytes + outputs.reduce(0) { $0 + $1.data.capacity }
             + frames.capacity * MemoryLayout<VideoFrameRecord>.stride

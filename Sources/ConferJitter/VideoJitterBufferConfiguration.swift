@@ -7,7 +7,9 @@ public struct VideoJitterBufferConfiguration: Sendable, Hashable {
     /// ``maxPayloadSize`` it bounds memory; it must hold the packets of ``maxDelay`` plus a
     /// frame being retransmitted. 2048 is 1.5 s of 8 Mbit/s video.
     public var packetCapacity: Int
-    /// The largest RTP payload accepted; larger packets are dropped as malformed.
+    /// The largest RTP payload accepted; larger packets are dropped as malformed. Every
+    /// packet slot is this big, reserved when the buffer is made (2048 × 1500 bytes, 3 MB
+    /// of address space by default, committed as packets fill it).
     public var maxPayloadSize: Int
 
     /// Whether lost packets are asked for again (NACK, answered with RTX).

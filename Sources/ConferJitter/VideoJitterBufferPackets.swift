@@ -2,7 +2,7 @@ import ConferMedia
 import ConferRTP
 
 /// What the jitter buffer knows of one buffered packet besides its payload: plain data, so
-/// reading it copies no reference (payloads live in their own array).
+/// reading it copies no reference (payloads live in their own storage).
 struct VideoPacketInfo: Sendable {
     var isOccupied = false
     /// Unwrapped.
@@ -17,25 +17,59 @@ struct VideoPacketInfo: Sendable {
     /// Already part of a complete frame waiting in the frame queue.
     var isInFrame = false
     var arrival = Timestamp.zero
+    /// Bytes of payload in the packet's slot.
+    var payloadLength = 0
+}
+
+/// The payload bytes of every slot of a ``VideoPacketRing``, in one allocation made when
+/// the ring is: a slot of the largest payload accepted per packet, so storing a packet
+/// never allocates — not even the first time a slot is used (one allocation per slot, as
+/// an array per slot would make, is one per packet until the ring has wrapped once). The
+/// allocation is address space more than memory: pages are committed as packets fill them.
+///
+/// `@unchecked Sendable`: the bytes are written only by a ring's mutating methods after
+/// `isKnownUniquelyReferenced` has shown that no other ring shares this storage (a shared
+/// one is copied first), so storage that more than one value — or thread — can see is
+/// never written, only read.
+final class VideoPayloadStorage: @unchecked Sendable {
+    let bytes: UnsafeMutableRawBufferPointer
+    let slotSize: Int
+
+    init(slots: Int, slotSize: Int) {
+        self.slotSize = max(1, slotSize)
+        bytes = .allocate(byteCount: slots * self.slotSize, alignment: 16)
+    }
+
+    /// A storage with the same bytes, for a ring about to write into a shared one.
+    func copy() -> VideoPayloadStorage {
+        let copy = VideoPayloadStorage(slots: bytes.count / slotSize, slotSize: slotSize)
+        copy.bytes.copyMemory(from: UnsafeRawBufferPointer(bytes))
+        return copy
+    }
+
+    deinit { bytes.deallocate() }
 }
 
 /// The packets between the decode position and the newest packet, in a ring indexed by
-/// unwrapped sequence number. Memory is `capacity` slots, each holding at most one payload,
-/// whose storage is reused for later packets.
+/// unwrapped sequence number. Memory is `capacity` slots of `maxPayloadSize` bytes, reserved
+/// up front and reused for later packets (see ``VideoPayloadStorage``).
 struct VideoPacketRing: Sendable {
     private var infos: [VideoPacketInfo]
-    private var payloads: [[UInt8]]
+    private var storage: VideoPayloadStorage
     let capacity: Int
     private let mask: Int
     private(set) var count = 0
 
-    init(capacity: Int) {
+    /// A ring of at least `capacity` slots (a power of two, 64…32768) for payloads of up to
+    /// `maxPayloadSize` bytes (larger ones must be refused before ``store(_:timestamp:boundaries:isCertainHead:isRetransmission:arrival:payload:)``).
+    init(capacity: Int, maxPayloadSize: Int) {
         var size = 64
         while size < min(capacity, 32_768) { size <<= 1 }
         self.capacity = size
         mask = size - 1
         infos = Array(repeating: VideoPacketInfo(), count: size)
-        payloads = Array(repeating: [], count: size)
+        // No RTP payload over UDP is longer than 65,507 bytes, whatever the configuration says.
+        storage = VideoPayloadStorage(slots: size, slotSize: min(max(maxPayloadSize, 1), 65_536))
     }
 
     @inline(__always)
@@ -54,18 +88,26 @@ struct VideoPacketRing: Sendable {
     /// Calls `body` with the payload of a present packet.
     @inline(__always)
     func withPayload<R>(_ sequenceNumber: Int64, _ body: (UnsafeRawBufferPointer) -> R) -> R {
-        payloads[index(sequenceNumber)].withUnsafeBytes(body)
+        let i = index(sequenceNumber)
+        let start = i * storage.slotSize
+        return body(UnsafeRawBufferPointer(rebasing: storage.bytes[start ..< start + infos[i].payloadLength]))
     }
 
+    /// Stores a packet whose payload fits a slot (the caller checked it against the maximum).
     mutating func store(_ sequenceNumber: Int64, timestamp: UInt32, boundaries: PayloadBoundaries, isCertainHead: Bool,
                         isRetransmission: Bool, arrival: Timestamp, payload: UnsafeRawBufferPointer) {
         let i = index(sequenceNumber)
+        let length = min(payload.count, storage.slotSize)
         if !infos[i].isOccupied { count += 1 }
         infos[i] = VideoPacketInfo(isOccupied: true, sequenceNumber: sequenceNumber, timestamp: timestamp,
                                    boundaries: boundaries, isPadding: payload.isEmpty, isCertainHead: isCertainHead,
-                                   isRetransmission: isRetransmission, isInFrame: false, arrival: arrival)
-        payloads[i].removeAll(keepingCapacity: true)
-        payloads[i].append(contentsOf: payload)
+                                   isRetransmission: isRetransmission, isInFrame: false, arrival: arrival,
+                                   payloadLength: length)
+        guard length > 0 else { return }
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        let start = i * storage.slotSize
+        UnsafeMutableRawBufferPointer(rebasing: storage.bytes[start ..< start + length])
+            .copyMemory(from: UnsafeRawBufferPointer(rebasing: payload[0 ..< length]))
     }
 
     mutating func markInFrame(_ sequenceNumber: Int64) {
@@ -78,7 +120,6 @@ struct VideoPacketRing: Sendable {
         let i = index(sequenceNumber)
         guard infos[i].isOccupied, infos[i].sequenceNumber == sequenceNumber else { return false }
         infos[i].isOccupied = false
-        payloads[i].removeAll(keepingCapacity: true)
         count -= 1
         return !infos[i].isPadding
     }
@@ -86,13 +127,12 @@ struct VideoPacketRing: Sendable {
     mutating func releaseAll() {
         for i in infos.indices where infos[i].isOccupied {
             infos[i].isOccupied = false
-            payloads[i].removeAll(keepingCapacity: true)
         }
         count = 0
     }
 
-    /// Bytes of payload storage held (the payload arrays keep their capacity for reuse).
-    var retainedBytes: Int { payloads.reduce(0) { $0 + $1.capacity } }
+    /// Bytes of payload storage reserved.
+    var retainedBytes: Int { storage.bytes.count }
 }
 
 /// Which of the last `size` sequence numbers were received, so a duplicate is told from a

@@ -51,9 +51,9 @@ public struct UDPError: Error, Sendable, CustomStringConvertible {
 public struct UDPSocket: Sendable {
     /// The port the socket is bound to (useful after binding port 0).
     public let localPort: Int
-    private let outbound: NIOAsyncChannelOutboundWriter<AddressedEnvelope<ByteBuffer>>
-    private let inboundStream: NIOAsyncChannelInboundStream<AddressedEnvelope<ByteBuffer>>
-    private let allocator: ByteBufferAllocator
+    let outbound: NIOAsyncChannelOutboundWriter<AddressedEnvelope<ByteBuffer>>
+    let inboundStream: NIOAsyncChannelInboundStream<AddressedEnvelope<ByteBuffer>>
+    let allocator: ByteBufferAllocator
 
     /// Datagrams as they arrive.
     public var datagrams: some AsyncSequence<UDPDatagram, any Error> {

@@ -11,8 +11,8 @@ import ConferNet
 struct FFmpegRTPInteropTests {
     /// Runs `ffmpeg -re INPUT ARGS -payload_type PT -f rtp` into an RTPReceiver, with FFmpeg's SDP written to `sdp`.
     static func receiveFromFFmpeg(_ codec: Codec, arguments: [String], payloadType: UInt8, output: String,
-                                  sdp: String, in dir: String) async throws -> RTPReceiveReport {
-        var options = loopbackReceiver(codec, output: output)
+                                  sdp: String, in dir: String, jitterBuffer: Bool = true) async throws -> RTPReceiveReport {
+        var options = loopbackReceiver(codec, output: output, jitterBuffer: jitterBuffer)
         options.payloadType = payloadType
         options.idleTimeout = 1
         return try await receiving(options) { port in
@@ -46,16 +46,23 @@ struct FFmpegRTPInteropTests {
         #expect(described.effectivePayloadType == 96)
     }
 
-    @Test func conferDecodesFFmpegOpus() async throws {
+    /// Recorded, every packet decodes and the file keeps RTP time; played out, every packet
+    /// plays or comes too late (see ``expectPlayedOut(_:sourceLocation:)``).
+    @Test(arguments: [false, true])
+    func conferDecodesFFmpegOpus(jitterBuffer: Bool) async throws {
         let dir = try makeTemporaryDirectory()
         let report = try await Self.receiveFromFFmpeg(
             .opus, arguments: ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=1", "-c:a", "libopus"],
-            payloadType: 111, output: dir + "/out.wav", sdp: dir + "/ff.sdp", in: dir)
-        #expect(report.lost == 0)
-        #expect(report.framesDecoded == report.packetsAccepted)
+            payloadType: 111, output: dir + "/out.wav", sdp: dir + "/ff.sdp", in: dir, jitterBuffer: jitterBuffer)
         // One second in 20 ms packets, and one more for the encoder's look-ahead.
-        #expect((50 ... 51).contains(report.framesDecoded))
-        #expect(report.samplesWritten == report.framesDecoded * 960)
+        #expect((50 ... 51).contains(report.packetsAccepted))
+        if jitterBuffer {
+            expectPlayedOut(report)
+        } else {
+            #expect(report.lost == 0)
+            #expect(report.framesDecoded == report.packetsAccepted)
+            #expect(report.samplesWritten == report.framesDecoded * 960)
+        }
         let sdp = try SessionDescription(parsing: String(contentsOfFile: dir + "/ff.sdp", encoding: .utf8))
         #expect(sdp.codec == .opus && sdp.payloadType == 111)
     }

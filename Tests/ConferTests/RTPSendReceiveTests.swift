@@ -21,10 +21,26 @@ func receiving(_ options: RTPReceiverOptions, send: (Int) async throws -> Void) 
     return try await report
 }
 
-/// Options for a receiver on a free loopback port that stops 0.5 s after the last datagram (20 s at most).
-func loopbackReceiver(_ codec: Codec, output: String, key: SRTPMasterKey? = nil) -> RTPReceiverOptions {
+/// Options for a receiver on a free loopback port that stops 0.5 s after the last datagram (20 s at most),
+/// through the jitter buffers unless `jitterBuffer` is false.
+func loopbackReceiver(_ codec: Codec, output: String, key: SRTPMasterKey? = nil, jitterBuffer: Bool = true) -> RTPReceiverOptions {
     RTPReceiverOptions(listen: UDPAddress(host: "127.0.0.1", port: 0), codec: codec, output: output, srtpKey: key,
-                       maxDuration: 20, idleTimeout: 0.5)
+                       maxDuration: 20, idleTimeout: 0.5, usesJitterBuffer: jitterBuffer)
+}
+
+/// What holds for 20 ms Opus packets played out through the jitter buffer however the
+/// machine's load timed them: none lost, each one accepted played or (too late) discarded,
+/// and every sample decoded either played or taken out by time stretching, so the output
+/// is the stream's audio, however the playout had to stretch it.
+func expectPlayedOut(_ report: RTPReceiveReport, sourceLocation: SourceLocation = #_sourceLocation) {
+    let audio = report.pipeline?.audio
+    #expect(report.jitterBuffer, sourceLocation: sourceLocation)
+    #expect(report.lost == 0, sourceLocation: sourceLocation)
+    #expect(report.framesDecoded + Int(audio?.packetsDiscarded ?? -1) == report.packetsAccepted, sourceLocation: sourceLocation)
+    let accounted = (audio?.jitterBufferEmittedCount ?? 0) + (audio?.removedSamplesForAcceleration ?? 0)
+        - (audio?.insertedSamplesForDeceleration ?? 0)
+    #expect(accounted == Int64(report.framesDecoded * 960), "\(String(describing: audio))", sourceLocation: sourceLocation)
+    #expect(report.samplesWritten >= Int(audio?.jitterBufferEmittedCount ?? 0), sourceLocation: sourceLocation)
 }
 
 /// A fixed key for a profile (tests only: real keys come from SRTPMasterKey.random).
@@ -55,11 +71,15 @@ struct RTPSendReceiveTests {
         }
         #expect(sent?.frames == 30)
         #expect(sent?.passThrough == false)
+        // Sent unpaced, the stream is over before any feedback can have come back, so
+        // the sender's RTCP went to the port above and every datagram here is media.
         #expect(report.datagrams == sent?.packets)
         #expect(report.lost == 0)
         #expect(report.framesAssembled == 30)
         #expect(report.framesDecoded == 30)
         #expect(report.framesWritten == 30)
+        #expect(report.pipeline?.video?.framesRendered == 30)
+        #expect(report.pipeline?.video?.framesDropped == 0)
         #expect(report.width == 320 && report.height == 240)
         #expect(report.endReason == "idle")
         let quality = try Comparison.run(reference: clip, test: output, perFrame: false)
@@ -67,22 +87,31 @@ struct RTPSendReceiveTests {
         #expect(quality.summary.meanPSNR.y >= 30)
     }
 
-    @Test func opusCrossesLoopback() async throws {
+    /// Recorded (unpaced, no jitter buffer), every packet decodes and the file is the same
+    /// second of tone, to the sample; played out through the jitter buffer (paced, as it
+    /// plays), every packet plays (see ``expectPlayedOut(_:sourceLocation:)``).
+    @Test(arguments: [false, true])
+    func opusCrossesLoopback(jitterBuffer: Bool) async throws {
         let dir = try makeTemporaryDirectory()
         let tone = dir + "/tone.wav"
         _ = try Generator.run(output: tone, seconds: 1, index: 2)
         let output = dir + "/out.wav"
         var sent: RTPSendReport?
-        let report = try await receiving(loopbackReceiver(.opus, output: output)) { port in
+        let report = try await receiving(loopbackReceiver(.opus, output: output, jitterBuffer: jitterBuffer)) { port in
             sent = try await RTPSender.run(input: tone, options: RTPSenderOptions(
-                codec: .opus, destination: UDPAddress(host: "127.0.0.1", port: port), isPaced: false))
+                codec: .opus, destination: UDPAddress(host: "127.0.0.1", port: port), isPaced: jitterBuffer))
         }
         #expect(sent?.frames == 50)
         #expect(sent?.payloadType == 111)
         #expect(report.framesDecoded == 50)
-        #expect(report.samplesWritten == 48_000)
-        #expect(report.samplesConcealed == 0)
-        #expect(try Demo.audioCorrelation(tone, output) > 0.9)
+        if jitterBuffer {
+            expectPlayedOut(report)
+            #expect(report.endReason == "bye")
+        } else {
+            #expect(report.samplesWritten == 48_000)
+            #expect(report.samplesConcealed == 0)
+            #expect(try Demo.audioCorrelation(tone, output) > 0.9)
+        }
     }
 
     @Test(arguments: SRTPProfile.allCases)
@@ -96,7 +125,9 @@ struct RTPSendReceiveTests {
                 codec: .vp8, destination: UDPAddress(host: "127.0.0.1", port: port), bitrateKbps: 500, srtpKey: key, isPaced: false))
         }
         #expect(sent?.srtpProfile == profile.rawValue)
-        #expect(sent.map { $0.bytes - $0.packets * (RTPHeader.fixedSize + profile.rtpOverhead) } == sent?.payloadBytes)
+        // Each packet: the fixed header, the transport-wide sequence number extension (a 4-byte
+        // extension header and a 3-byte element padded to 4) and the SRTP tag.
+        #expect(sent.map { $0.bytes - $0.packets * (RTPHeader.fixedSize + 8 + profile.rtpOverhead) } == sent?.payloadBytes)
         #expect(report.framesDecoded == 30)
         #expect(report.srtpAuthenticationFailures == 0 && report.srtpReplays == 0 && report.srtpOtherFailures == 0)
     }
@@ -109,7 +140,7 @@ struct RTPSendReceiveTests {
             sent = try await RTPSender.run(input: clip, options: RTPSenderOptions(
                 codec: .vp8, destination: UDPAddress(host: "127.0.0.1", port: port), srtpKey: testKey(seed: 1), isPaced: false))
         }
-        #expect(report.datagrams == sent?.packets)
+        #expect(report.datagrams == sent?.packets)   // no RTCP: the receiver never authenticated one, so sent none
         #expect(report.srtpAuthenticationFailures == report.datagrams)
         #expect(report.packetsAccepted == 0)
         #expect(report.framesAssembled == 0 && report.framesDecoded == 0)
@@ -159,7 +190,8 @@ struct RTPSendReceiveTests {
             if index != 10 && index != 11 { datagrams.append(Array(packetizer.packet(0))) }
         }
         let dir = try makeTemporaryDirectory()
-        let report = try await receiving(loopbackReceiver(.opus, output: dir + "/out.wav")) { port in
+        // Recorded: the file keeps RTP time however fast the packets came.
+        let report = try await receiving(loopbackReceiver(.opus, output: dir + "/out.wav", jitterBuffer: false)) { port in
             try await sendDatagrams(datagrams, to: port)
         }
         #expect(report.lost == 2)
@@ -267,7 +299,9 @@ struct RTPReceiverBadInputTests {
         return packets
     }
 
-    @Test func plainRTPSurvivesGarbage() async throws {
+    /// Both paths classify every datagram the same way.
+    @Test(arguments: [true, false])
+    func plainRTPSurvivesGarbage(jitterBuffer: Bool) async throws {
         let dir = try makeTemporaryDirectory()
         let clip = try makeClip(in: dir)
         let valid = try Self.packets(of: clip, key: nil)
@@ -294,7 +328,7 @@ struct RTPReceiverBadInputTests {
             if index == 5 { datagrams.append(packet) }            // a duplicate, once the source is past probation
         }
         let output = dir + "/out.y4m"
-        let report = try await receiving(loopbackReceiver(.vp8, output: output)) { port in
+        let report = try await receiving(loopbackReceiver(.vp8, output: output, jitterBuffer: jitterBuffer)) { port in
             try await sendDatagrams(datagrams, to: port)
         }
         let n = valid.count
@@ -304,15 +338,24 @@ struct RTPReceiverBadInputTests {
         #expect(report.otherSSRC == 1)
         #expect(report.duplicates == 1)
         #expect(report.lost == -1)   // RFC 3550 A.3 counts the duplicate as received: expected − received
-        #expect(report.latePackets == 1)   // the duplicate reached assembly after its frame had gone
         #expect(report.packetsAccepted == n + 1)
         #expect(report.framesAssembled == 30)
         #expect(report.framesDecoded == 30)
-        #expect(report.streams.count == 2)
+        if jitterBuffer {
+            // The jitter buffer still held the duplicate's frame (it was not complete yet),
+            // and the stranger came within the stream's first half second, so it was only counted.
+            #expect(report.pipeline?.video?.packetsDuplicated == 1)
+            #expect(report.pipeline?.video?.streamRestarts == 0)
+            #expect(report.streams.count == 1)
+        } else {
+            #expect(report.latePackets == 1)   // the duplicate reached assembly after its frame had gone
+            #expect(report.streams.count == 2)
+        }
         #expect(try Comparison.run(reference: clip, test: output, perFrame: false).summary.meanPSNR.y >= 30)
     }
 
-    @Test func srtpSurvivesForgeriesAndReplays() async throws {
+    @Test(arguments: [true, false])
+    func srtpSurvivesForgeriesAndReplays(jitterBuffer: Bool) async throws {
         let dir = try makeTemporaryDirectory()
         let clip = try makeClip(in: dir)
         let key = testKey(seed: 3)
@@ -331,7 +374,7 @@ struct RTPReceiverBadInputTests {
             datagrams.append(packet)
             datagrams.append(packet)                              // a replay
         }
-        let report = try await receiving(loopbackReceiver(.vp8, output: dir + "/out.y4m", key: key)) { port in
+        let report = try await receiving(loopbackReceiver(.vp8, output: dir + "/out.y4m", key: key, jitterBuffer: jitterBuffer)) { port in
             try await sendDatagrams(datagrams, to: port)
         }
         let n = valid.count
