@@ -1,5 +1,4 @@
 import ConferMedia
-import ConferCodecs
 
 /// The main job: a meeting in virtual time.
 ///
@@ -11,15 +10,14 @@ import ConferCodecs
 /// modelled by a ``FramePacer`` (the composite view and a self view sharing the draw budget).
 public enum Meeting {
     /// Runs the meeting `options` describe, writing participant 1's composite to
-    /// `compositeOutput` (.y4m raw, .ivf or .h264 re-encoded) and its mix to `mixOutput` (.wav
-    /// or .opus) when given; `progress(fraction)` is called as simulated time passes.
+    /// `compositeOutput` (.ivf or .h264: the stream as it arrived; .y4m: the pictures it
+    /// rendered) and its mix to `mixOutput` (.wav or .opus) when given; `progress(fraction)` is called as simulated time passes.
     public static func run(options: MeetingOptions, compositeOutput: String? = nil, mixOutput: String? = nil,
                            progress: (Double) -> Void = { _ in }) throws -> MeetingReport {
         try options.validate()
         let composite = try compositeOutput.map { path in
-            try VideoFileWriter(path: path, codec: nil, settings: VideoEncoderSettings(
-                width: options.canvasWidth, height: options.canvasHeight, frameRate: options.frameRate,
-                bitrate: max(options.compositeBitrate * 2, 1_000_000), threads: 1))
+            try MeetingCompositeFile(path: path, codec: options.codec, width: options.canvasWidth,
+                                     height: options.canvasHeight, frameRate: options.frameRate)
         }
         let mix = try mixOutput.map { try AudioFileWriter(path: $0, channels: 1, bitrate: 64_000) }
         let run = try MeetingRun(options: options, composite: composite, mix: mix)

@@ -10,6 +10,8 @@ final class MeetingReception {
     let keepsFrames: Bool
     /// Pictures rendered since the loop last took them.
     var pending: [ReceivedVideoFrame] = []
+    /// Encoded frames delivered to the decoder since the loop last took them (when recorded).
+    var pendingEncoded: [EncodedFrame] = []
     private(set) var framesRendered = 0
     private(set) var firstRender: Timestamp?
     private(set) var lastRender: Timestamp?

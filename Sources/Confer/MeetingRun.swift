@@ -14,7 +14,7 @@ final class MeetingRun {
     private let members: [MeetingMember]
     private let host: HostPipeline
     private let pacer: FramePacer
-    private let composite: VideoFileWriter?
+    private let composite: MeetingCompositeFile?
     private let mix: AudioFileWriter?
     private let mediaEnd: Timestamp
     private let end: Timestamp
@@ -26,8 +26,6 @@ final class MeetingRun {
     private var nextSample = Timestamp.seconds(1)
     private var speakingSamples: [Int]
     private var talkSamples: [Int]
-    private var compositeFramesWritten = 0
-    private var compositeSizeMismatches = 0
     private var mixFrames = 0
     private var timeline: [MeetingReport.Sample] = []
     private var lastSampleHostFrames = 0
@@ -39,7 +37,7 @@ final class MeetingRun {
     static let drain = TimeDelta.milliseconds(500)
     static let speakingSampleInterval = TimeDelta.milliseconds(100)
 
-    init(options: MeetingOptions, composite: VideoFileWriter?, mix: AudioFileWriter?) throws {
+    init(options: MeetingOptions, composite: MeetingCompositeFile?, mix: AudioFileWriter?) throws {
         self.options = options
         self.composite = composite
         self.mix = mix
@@ -73,6 +71,10 @@ final class MeetingRun {
                                              hostStreams: host.participantReceiveConfiguration, random: &random))
         }
         self.members = members
+        if composite?.takesEncodedFrames == true {
+            let reception = members[0].reception
+            members[0].receiver.encodedFrameHandler = { reception.pendingEncoded.append($0) }
+        }
         for member in members {
             let path = member.path
             var receive = ReceivePipelineConfiguration(
@@ -166,20 +168,17 @@ final class MeetingRun {
         if nextSample <= now { sample() }
     }
 
-    /// Writes and shows what participant 1 rendered.
+    /// Writes and shows what participant 1 received and rendered.
     private func takeRendered() throws {
         let reception = members[0].reception
+        if !reception.pendingEncoded.isEmpty {
+            for frame in reception.pendingEncoded { try composite?.write(encoded: frame) }
+            reception.pendingEncoded.removeAll(keepingCapacity: true)
+        }
         guard !reception.pending.isEmpty else { return }
         for received in reception.pending {
             pacer.submit(stream: Self.compositeStream, frame: received.frame)
-            guard let composite else { continue }
-            // A composite of another size (never expected) cannot go into the file's one size.
-            guard received.frame.width == options.canvasWidth, received.frame.height == options.canvasHeight else {
-                compositeSizeMismatches += 1
-                continue
-            }
-            try composite.write(received.frame)
-            compositeFramesWritten += 1
+            try composite?.write(picture: received.frame)
         }
         reception.pending.removeAll(keepingCapacity: true)
     }
@@ -247,7 +246,7 @@ final class MeetingRun {
             uplinkConditions: options.uplink, downlinkConditions: options.downlink, mediaSeconds: seconds,
             simulatedSeconds: end.seconds, wallSeconds: wallSeconds, speed: end.seconds / wallSeconds,
             hostSendFrameRate: Double(hostStatistics.videoFramesSent) / end.seconds, host: hostStatistics, members: members,
-            renderer: pacer.statistics(), compositeFile: nil, compositeFramesWritten: compositeFramesWritten, mixFile: nil,
+            renderer: pacer.statistics(), compositeFile: nil, compositeFramesWritten: composite?.framesWritten ?? 0, mixFile: nil,
             mixSeconds: Double(mixFrames) / Double(conferSampleRate), timeline: timeline)
     }
 }

@@ -58,9 +58,10 @@ struct MeetingCommand: ParsableCommand {
     var noSRTP = false
     @Option(help: ArgumentHelp("Random seed: the same seed and options give the same meeting.", valueName: "N"))
     var seed: UInt64 = 1
-    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the composite participant 1 received (.ivf, .h264 or .y4m).",
-                                                    valueName: "COMPOSITE.ivf"))
-    var output = "/tmp/confer-meeting/composite.ivf"
+    @Option(name: .shortAndLong, help: ArgumentHelp(
+        "Where to write the composite participant 1 received: .ivf (VP8/VP9) or .h264 as it arrived, .y4m as rendered "
+            + "(default: /tmp/confer-meeting/composite.ivf, .h264 for H.264).", valueName: "COMPOSITE.ivf"))
+    var output: String?
     @Option(help: ArgumentHelp("Where to write participant 1's mix (.wav or .opus).", valueName: "MIX.wav"))
     var audioOut = "/tmp/confer-meeting/mix.wav"
     @Option(help: ArgumentHelp("Also write the full report as JSON to this file.", valueName: "REPORT.json"))
@@ -99,14 +100,17 @@ struct MeetingCommand: ParsableCommand {
         return options
     }
 
+    /// The composite file: as given, or the default for the codec.
+    var compositePath: String { output ?? "/tmp/confer-meeting/composite." + (codec == .h264 ? "h264" : "ivf") }
+
     func run() throws {
         let options = try meetingOptions()
-        for path in [output, audioOut, report] {
+        for path in [compositePath, audioOut, report] {
             let directory = (path as NSString).deletingLastPathComponent
             if !directory.isEmpty { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
         }
         let progress = outputOptions.progress("meeting")
-        let result = try Meeting.run(options: options, compositeOutput: output, mixOutput: audioOut) { fraction in
+        let result = try Meeting.run(options: options, compositeOutput: compositePath, mixOutput: audioOut) { fraction in
             progress.update(Int(fraction * 100), of: 100, unit: "percent")
         }
         progress.finish()

@@ -91,8 +91,17 @@ import ConferNet
         _ = try Generator.run(output: voice, seconds: 1, index: 5)
         let options = MeetingOptions(videoInputs: videos, audioInputs: [voice], duration: .seconds(1.5),
                                      canvasWidth: 320, canvasHeight: 180, seed: 5)
-        let report = try Meeting.run(options: options)
+        let composite = directory + "/composite.ivf"
+        let report = try Meeting.run(options: options, compositeOutput: composite)
         #expect(report.members.map(\.video) == videos)
+        // The composite is recorded as it arrived: every frame the jitter buffer handed the
+        // decoder, readable again at the canvas size.
+        #expect(report.compositeFramesWritten == report.members[0].receive.video?.framesDecoded)
+        let reader = try VideoFileReader(path: composite)
+        #expect(reader.width == 320 && reader.height == 180)
+        var decoded = 0
+        while try reader.next() != nil { decoded += 1 }
+        #expect(decoded == report.compositeFramesWritten)
         #expect(report.members[0].audio == voice && report.members[0].scheduledTalkSeconds == nil)
         #expect(report.members[1].scheduledTalkSeconds != nil)
         for member in report.members {
