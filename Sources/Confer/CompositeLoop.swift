@@ -1,4 +1,3 @@
-import Dispatch
 public import ConferMedia
 public import ConferMixer
 
@@ -18,8 +17,8 @@ public import ConferMixer
 /// nothing in the loop itself: canvases come from the compositor's pool (give it
 /// ``queueDepth`` + 2 buffers: queued, being consumed, being composed), and the picture
 /// slots and the canvas ring are made once. Each ``run(frames:consume:)`` with two threads
-/// starts its producer with one Dispatch block (a few small allocations per run, not per
-/// frame).
+/// starts its producer thread (a few small allocations per run, not per frame); the thread
+/// inherits the calling thread's scheduling, so both sides run at the caller's priority.
 public final class CompositeLoop {
     /// Counters since the loop was made.
     public struct Statistics: Hashable, Sendable, Codable {
@@ -56,7 +55,6 @@ public final class CompositeLoop {
     public private(set) var nextFrame = 0
 
     private let producer: CompositeLoopProducer
-    private let queue = DispatchQueue(label: "confer.composite-loop.producer")
 
     /// A loop over `sources` (each shown as its participant, added to `compositor` if new).
     ///
@@ -80,7 +78,9 @@ public final class CompositeLoop {
 
     /// Composes the next `frames` output frames, calling `consume` on the calling thread
     /// with each canvas in order. Rethrows the first error of a source or of `consume`;
-    /// the loop then stops (canvases already composed but not consumed are dropped).
+    /// the loop then stops: canvases already composed but not consumed are dropped, and a
+    /// later run continues after the frames already begun, so a source never sees a frame
+    /// index twice.
     public func run(frames: Int, consume: (VideoFrame) throws -> Void) throws {
         guard frames > 0 else { return }
         let first = nextFrame
@@ -103,9 +103,9 @@ public final class CompositeLoop {
 
     private func runSerially(_ range: Range<Int>, consume: (VideoFrame) throws -> Void) throws {
         for frame in range {
+            nextFrame = frame + 1
             let canvas = try producer.composeSerially(frame: frame, at: time(ofFrame: frame))
             statistics.reads += producer.sources.count
-            nextFrame = frame + 1
             try consume(canvas)
             statistics.frames += 1
         }
@@ -113,12 +113,11 @@ public final class CompositeLoop {
 
     private func runInParallel(_ range: Range<Int>, consume: (VideoFrame) throws -> Void) throws {
         let board = CompositeLoopBoard(sourceCount: producer.sources.count, capacity: queueDepth)
-        let done = DispatchSemaphore(value: 0)
         let producer = self.producer
         let frameRate = self.frameRate
-        queue.async {
-            producer.produce(range, frameRate: frameRate, board: board)
-            done.signal()
+        guard let thread = CompositeLoopThread({ producer.produce(range, frameRate: frameRate, board: board) }) else {
+            // No thread to be had: the same frames, in order, on this one.
+            return try runSerially(range, consume: consume)
         }
         var waited = Duration.zero
         var consumed = 0
@@ -129,7 +128,7 @@ public final class CompositeLoop {
             statistics.consumerWaitSeconds += waited.seconds
             statistics.producerWaitForReadsSeconds += producer.waitedForReads.seconds
             statistics.producerWaitForRoomSeconds += producer.waitedForRoom.seconds
-            nextFrame = range.lowerBound + consumed
+            nextFrame = range.lowerBound + producer.framesOpenedInLastRun
         }
         do {
             loop: while true {
@@ -151,18 +150,18 @@ public final class CompositeLoop {
             }
         } catch {
             board.cancel()
-            done.wait()
+            thread.join()
             throw error
         }
-        done.wait()
+        thread.join()
     }
 }
 
 /// The producer side of a ``CompositeLoop``: the compositor and the sources.
 final class CompositeLoopProducer: @unchecked Sendable {
-    // Sendable: during a two-thread run the producer block is the only code that touches
+    // Sendable: during a two-thread run the producer thread is the only code that touches
     // `compositor`, `pictures` and the wait counters; the calling thread reads them only
-    // after the block has signalled that it is done (the semaphore orders the accesses),
+    // after joining that thread (the join orders the accesses),
     // and between runs only the calling thread uses them. The calling thread also calls
     // into `sources`, but only for a source it has claimed on the board: a claim is taken
     // and released under the board's lock, and the producer neither claims a source nor
@@ -176,6 +175,8 @@ final class CompositeLoopProducer: @unchecked Sendable {
     private(set) var waitedForReads = Duration.zero
     private(set) var waitedForRoom = Duration.zero
     private(set) var readsInLastRun = 0
+    /// Frames whose sources were (at least partly) asked for in the last run.
+    private(set) var framesOpenedInLastRun = 0
 
     init(compositor: VideoCompositor, sources: [any CompositeLoopSource], participants: [ParticipantID]) {
         self.compositor = compositor
@@ -200,8 +201,10 @@ final class CompositeLoopProducer: @unchecked Sendable {
         waitedForReads = .zero
         waitedForRoom = .zero
         readsInLastRun = 0
+        framesOpenedInLastRun = 0
         for frame in range {
             let time = CompositeLoop.time(ofFrame: frame, frameRate: frameRate)
+            framesOpenedInLastRun += 1
             board.open(frame: frame)
             while let source = board.claim() {
                 let result = Result { try sources[source].picture(forFrame: frame, at: time) }

@@ -114,5 +114,14 @@ private final class RecordingSource: CompositeLoopSource {
         // The producer runs at most the queue depth (and the frame it is composing) ahead.
         for source in sources { #expect(source.requested.count <= 5 + loop.queueDepth + 1) }
         #expect(loop.compositor.pool.overflowCount == 0)
+        // The loop can go on; sources never see a frame twice.
+        let resumed = loop.nextFrame
+        var times: [Timestamp] = []
+        try loop.run(frames: 6) { times.append($0.timestamp) }
+        #expect(times == (resumed..<resumed + 6).map { loop.time(ofFrame: $0) })
+        for source in sources {
+            #expect(zip(source.requested, source.requested.dropFirst()).allSatisfy { $0 < $1 })
+            #expect(source.requested.last == resumed + 5)
+        }
     }
 }

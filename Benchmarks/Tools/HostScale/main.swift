@@ -64,6 +64,11 @@ func log(_ message: String) {
     FileHandle.standardError.write(Data((message + "\n").utf8))
 }
 
+/// Writes a line to standard output now (print buffers when the output is a file or a pipe).
+func emit(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
 /// CPU seconds this process has used so far, on all its threads.
 func processCPUSeconds() -> Double {
     var time = timespec()
@@ -92,8 +97,8 @@ let frames = Int((options.seconds * HostScaleHost.frameRate).rounded())
 let clipFrames = Int((options.clipSeconds * HostScaleClips.frameRate).rounded())
 let warmUpFrames = 30
 
-print("| participants | content | loop threads | encoder threads | media s | wall s | real-time factor (wall) | CPU s | CPU s per media s | reads on encoder thread | output kbit/s | load (1/5/15 min) |")
-print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+emit("| participants | content | loop threads | encoder threads | media s | wall s | real-time factor (wall) | CPU s | CPU s per media s | reads on encoder thread | output kbit/s | load (1/5/15 min) |")
+emit("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
 for content in options.contents {
     log("encoding \(options.participants.max() ?? 0) \(content) clips of \(clipFrames) frames…")
     let clips = try HostScaleClips(participants: options.participants.max() ?? 0, frames: clipFrames, content: content)
@@ -116,7 +121,8 @@ for content in options.contents {
                 "\(participants)", content.rawValue, "\(threads)", "\(options.encoderThreads)", format(media, 1), format(wall, 2), format(media / wall, 2),
                 format(cpu, 2), format(cpu / media, 2), format(helped * 100, 0) + " %", format(kbps, 0), loadAverage(),
             ]
-            print("| " + figures.joined(separator: " | ") + " |")
+            emit("| " + figures.joined(separator: " | ") + " |")
+            log("  waits: consumer \(format(stats.consumerWaitSeconds, 2)) s, producer for reads \(format(stats.producerWaitForReadsSeconds, 2)) s, for room \(format(stats.producerWaitForRoomSeconds, 2)) s")
         }
     }
 }
