@@ -11,7 +11,7 @@ public import ConferMixer
 /// also takes reads off the producer whenever it has no canvas to consume: each source of a
 /// frame is claimed by whichever thread is free. When encoding is the bottleneck the loop
 /// runs at the encoder's speed; when decoding is, both threads decode; and no third thread
-/// competes for the two cores (measured: 16 participants 1.7–1.8× faster than on one
+/// competes for the two cores (measured: 16 participants 1.6–1.8× faster than on one
 /// thread, Benchmarks/README.md "Host scale").
 ///
 /// `consume` may block (a live host waits for the frame's send time there): the producer
