@@ -72,6 +72,7 @@ public final class HostScaleParticipant: CompositeLoopSource {
         decoder = try VPXDecoder(codec: .vp8, threads: 1)
     }
 
+    /// Decodes stream frame `index` modulo the clip length, stamped `time`.
     public func picture(forFrame index: Int, at time: Timestamp) throws -> VideoFrame? {
         var picture = try decoder.decode(frames[index % frames.count])
         picture?.timestamp = time
