@@ -137,8 +137,8 @@ struct MeetingCommandReport: CommandReport {
         lines.append("  network each way: \(fixed(Double(up.delay.microseconds) / 1000, 0)) ms"
                      + ", jitter \(fixed(Double(up.jitter.amount.microseconds) / 1000, 0)) ms, loss \(fixed(up.loss * 100, 1)) %"
                      + (r.downlinkConditions.bandwidth.map { ", downlink cap \($0 / 1000) kbit/s" } ?? ""))
-        lines.append("  host: \(fixed(r.hostSendFrameRate, 1)) fps sent, \(r.host.keyFramesEncoded) keyframes "
-                     + "(\(r.host.keyframeRequestsReceived) requests), at most \(r.host.maximumAudioEncodersInUse) audio encoders")
+        lines.append("  host: \(fixed(r.hostSendFrameRate, 1)) fps sent, keyframes \(r.host.keyFramesEncoded) "
+                     + "for \(r.host.keyframeRequestsReceived) requests, audio encoders at most \(r.host.maximumAudioEncodersInUse)")
         var rows = [["member", "sends", "host gets", "up kB / lost", "down kB / lost", "streams v+a", "recv fps", "resolution",
                      "freezes", "audio pkt/s out / in", "speaking s (sched)"]]
         for m in r.members {
