@@ -37,3 +37,14 @@ import Glibc
 /// Whether to print what each input reached (`FUZZ_VERBOSE=1`), to check by hand that
 /// crafted inputs get as deep as intended.
 public let fuzzVerbose = getenv("FUZZ_VERBOSE") != nil
+
+/// Stops the fuzzer with `message` unless `condition` holds: `precondition`, but with the
+/// message kept under -O (Fuzz/run optimizes, and `precondition` then prints none).
+public func require(_ condition: Bool, _ message: @autoclosure () -> String = "", file: StaticString = #file, line: UInt = #line) {
+    if !condition { fatalError(message(), file: file, line: line) }
+}
+
+/// Stops the fuzzer with `message`, kept under -O.
+public func fail(_ message: String, file: StaticString = #file, line: UInt = #line) -> Never {
+    fatalError(message, file: file, line: line)
+}

@@ -61,9 +61,9 @@ public final class SentDatagramChecker {
 
     /// Checks one datagram; a violation stops the fuzzer with the reason.
     public func check(_ datagram: UnsafeRawBufferPointer) {
-        precondition(!isClosed, "sent a datagram to a participant that was removed")
-        precondition(datagram.count <= maximumSize, "sent \(datagram.count) bytes, more than \(maximumSize)")
-        precondition(datagram.count >= 8, "sent a datagram of \(datagram.count) bytes")
+        require(!isClosed, "sent a datagram to a participant that was removed")
+        require(datagram.count <= maximumSize, "sent \(datagram.count) bytes, more than \(maximumSize)")
+        require(datagram.count >= 8, "sent a datagram of \(datagram.count) bytes")
         let route = MeetingDatagramRoute(classifying: datagram)
         let session = switch route {
         case .media: mediaRTP
@@ -78,21 +78,21 @@ public final class SentDatagramChecker {
                     length = route == .media ? try session.unprotectRTP(buffer, length: length)
                                              : try session.unprotectRTCP(buffer, length: length)
                 } catch {
-                    preconditionFailure("sent a datagram (\(route)) its receiver cannot unprotect: \(error)")
+                    fail("sent a datagram (\(route)) its receiver cannot unprotect: \(error)")
                 }
             }
             let plain = UnsafeRawBufferPointer(rebasing: buffer[0 ..< length])
             switch route {
             case .media:
                 rtpPackets += 1
-                precondition((try? RTPPacketView(plain)) != nil, "sent RTP that does not parse")
+                require((try? RTPPacketView(plain)) != nil, "sent RTP that does not parse")
             case .senderReport, .feedback:
                 if route == .senderReport { senderReports += 1 } else { feedbackPackets += 1 }
                 var reader = RTCPCompoundReader(plain)
                 do {
                     while let slice = try reader.next() { _ = try RTCPPacket(parsing: slice) }
                 } catch {
-                    preconditionFailure("sent an RTCP compound that does not parse: \(error)")
+                    fail("sent an RTCP compound that does not parse: \(error)")
                 }
             }
         }

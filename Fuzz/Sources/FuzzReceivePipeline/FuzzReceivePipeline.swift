@@ -118,7 +118,7 @@ struct ReceiveRun {
             guard next <= target else { break }
             let time = max(next, now)
             if time == now { pollsAtOneTime += 1 } else { pollsAtOneTime = 0 }
-            precondition(pollsAtOneTime < 64, "the pipeline stays due at \(time): its driver would spin")
+            require(pollsAtOneTime < 64, "the pipeline stays due at \(time): its driver would spin")
             now = time
             if let pollTime, pollTime <= now { pipeline.poll(at: now) }
             if nextPull <= now {
@@ -141,38 +141,38 @@ struct ReceiveRun {
 
     private mutating func pull() {
         pipeline.pullAudio(at: now, into: &audio)
-        precondition(audio.frameCount == 480 && audio.channels == 1, "a pull gave \(audio.frameCount)×\(audio.channels) samples")
+        require(audio.frameCount == 480 && audio.channels == 1, "a pull gave \(audio.frameCount)×\(audio.channels) samples")
     }
 
     /// Counters add up and never go negative, the buffers hold no more than their bounds,
     /// and everything the pipeline sent was counted.
     func checkInvariants(sent: SentDatagramChecker) {
         let statistics = pipeline.statistics
-        precondition(statistics.datagramsReceived == datagramsFed, "\(statistics.datagramsReceived) datagrams counted, \(datagramsFed) fed")
+        require(statistics.datagramsReceived == datagramsFed, "\(statistics.datagramsReceived) datagrams counted, \(datagramsFed) fed")
         let counters = [statistics.bytesReceived, statistics.rtpPacketsReceived, statistics.retransmissionsReceived,
                         statistics.paddingPacketsReceived, statistics.rtcpPacketsReceived, statistics.packetsDiscarded,
                         statistics.decoderFailures, statistics.framesWithoutPicture, statistics.transportFeedbackSent,
                         statistics.nacksSent, statistics.keyframeRequestsSent, statistics.receiverReportsSent]
-        precondition(counters.allSatisfy { $0 >= 0 }, "a negative counter: \(counters)")
+        require(counters.allSatisfy { $0 >= 0 }, "a negative counter: \(counters)")
         // Each datagram is either RTP of a stream, or RTCP, or discarded (RTCP that stops
         // parsing part-way is both read and discarded).
         let handled = statistics.rtpPacketsReceived + statistics.rtcpPacketsReceived
-        precondition(handled <= datagramsFed && datagramsFed <= handled + statistics.packetsDiscarded,
+        require(handled <= datagramsFed && datagramsFed <= handled + statistics.packetsDiscarded,
                      "\(statistics.rtpPacketsReceived) RTP + \(statistics.rtcpPacketsReceived) RTCP + \(statistics.packetsDiscarded) discarded for \(datagramsFed)")
-        precondition(statistics.retransmissionsReceived + statistics.paddingPacketsReceived <= statistics.rtpPacketsReceived)
+        require(statistics.retransmissionsReceived + statistics.paddingPacketsReceived <= statistics.rtpPacketsReceived)
         let rtcpSent = statistics.transportFeedbackSent + statistics.nacksSent + statistics.keyframeRequestsSent + statistics.receiverReportsSent
-        precondition(sent.feedbackPackets <= rtcpSent && sent.rtpPackets == 0 && sent.senderReports == 0,
+        require(sent.feedbackPackets <= rtcpSent && sent.rtpPackets == 0 && sent.senderReports == 0,
                      "sent \(sent.feedbackPackets) RTCP, \(sent.rtpPackets) RTP, \(sent.senderReports) SR; counted \(rtcpSent)")
         if let video = statistics.video {
             let values = [video.packetsReceived, video.packetsLost, video.framesReceived, video.framesDecoded, video.framesDropped,
                           video.framesRendered, video.nackCount, video.pliCount, video.firCount]
-            precondition(values.allSatisfy { $0 >= 0 }, "a negative video counter: \(values)")
-            precondition(video.framesDecoded <= video.framesDelivered && video.framesRendered <= video.framesDecoded)
+            require(values.allSatisfy { $0 >= 0 }, "a negative video counter: \(values)")
+            require(video.framesDecoded <= video.framesDelivered && video.framesRendered <= video.framesDecoded)
         }
         if let audio = statistics.audio {
             let values = [audio.packetsReceived, audio.packetsLost, audio.packetsDuplicated, audio.packetsDiscarded,
                           audio.concealedSamples, audio.insertedSamplesForDeceleration, audio.removedSamplesForAcceleration]
-            precondition(values.allSatisfy { $0 >= 0 }, "a negative audio counter: \(values)")
+            require(values.allSatisfy { $0 >= 0 }, "a negative audio counter: \(values)")
         }
         checkBounds(of: pipeline)
     }
@@ -183,7 +183,7 @@ struct ReceiveRun {
 final class PictureChecker {
     func take(_ received: ReceivedVideoFrame) {
         let picture = received.frame
-        precondition(picture.width > 0 && picture.height > 0)
+        require(picture.width > 0 && picture.height > 0)
         let y = picture.y, v = picture.v
         _ = y[0, 0] &+ y[y.width - 1, y.height - 1] &+ v[v.width - 1, v.height - 1]
     }
