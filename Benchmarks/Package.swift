@@ -25,7 +25,7 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: ["CodecBenchmarks", "MediaBenchmarks", "MixerBenchmarks", "RenderBenchmarks", "JitterBenchmarks", "RTPBenchmarks", "SRTPBenchmarks",
-              "SimulationBenchmarks", "HostScaleBenchmarks"].map { name in
+              "SimulationBenchmarks", "HostScaleBenchmarks", "HostBenchmarks"].map { name in
         .executableTarget(
             name: name,
             // The SRTP suite also calls libsrtp directly, to compare Confer's wrapper with it;

@@ -11,23 +11,21 @@ let names = ((try? FileManager.default.contentsOfDirectory(atPath: here.appendin
     .filter { !$0.hasPrefix(".") }
     .sorted()
 
+let confer: [Target.Dependency] = ["Confer", "ConferMedia", "ConferCodecs", "ConferRTP", "ConferSRTP", "ConferMixer",
+                                    "ConferJitter", "ConferNet"].map { .product(name: $0, package: "Confer") }
+
 let package = Package(
     name: "ConferFuzz",
     platforms: [.macOS(.v15)],
     dependencies: [.package(name: "Confer", path: "..")],
-    targets: [.target(name: "FuzzSupport", path: "Support", swiftSettings: [.swiftLanguageMode(.v6)])] + names.map { name in
+    targets: [
+        .target(name: "FuzzSupport", path: "Support", swiftSettings: [.swiftLanguageMode(.v6)]),
+        // Real participant traffic and checkers shared by the pipeline targets (a library, not a fuzz target).
+        .target(name: "FuzzTraffic", dependencies: confer, path: "Traffic", swiftSettings: [.swiftLanguageMode(.v6)]),
+    ] + names.map { name in
         .executableTarget(
             name: name,
-            dependencies: [
-                "FuzzSupport",
-                .product(name: "ConferMedia", package: "Confer"),
-                .product(name: "ConferCodecs", package: "Confer"),
-                .product(name: "ConferRTP", package: "Confer"),
-                .product(name: "ConferSRTP", package: "Confer"),
-                .product(name: "ConferMixer", package: "Confer"),
-                .product(name: "ConferJitter", package: "Confer"),
-                .product(name: "ConferNet", package: "Confer"),
-            ],
+            dependencies: ["FuzzSupport", "FuzzTraffic"] + confer,
             swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-parse-as-library"])]
         )
     }

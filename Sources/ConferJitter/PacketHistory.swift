@@ -9,8 +9,9 @@ public import ConferRTP
 /// memory is bounded by `capacity × maxPacketSize` whatever the bitrate. Each stored packet
 /// is resent at most once per RTT: a NACK repeated before the last retransmission could
 /// have arrived is throttled (libwebrtc's `RtpPacketHistory` rule; the first resend is never
-/// throttled). Slot storage is reused, so storing and resending allocate nothing once every
-/// slot has held a packet of the largest size.
+/// throttled). Every slot's storage is allocated up front at the largest size (about
+/// `capacity × maxPacketSize` bytes, 1.2 MB by default), so storing and resending allocate
+/// nothing from the first packet on.
 ///
 /// Keyframe requests are not its business: on a PLI or FIR for its stream the send pipeline
 /// calls the encoder's `requestKeyframe()` (``AnyVideoEncoder``) so the next frame is a keyframe.
@@ -88,7 +89,16 @@ public struct RTPPacketHistory: Sendable {
         self.rtxSSRC = rtxSSRC
         self.rtxPayloadType = rtxPayloadType
         nextRTXSequenceNumber = firstRTXSequenceNumber
-        slots = Array(repeating: Slot(), count: size)
+        // One allocation per slot, each its own buffer (repeating one Slot would share one
+        // array, and every first store would then copy it): otherwise a slot reallocates
+        // whenever it first holds a larger packet, and a sender at a few packets per frame
+        // would allocate on most frames for its first thousands of packets.
+        let slotSize = configuration.maxPacketSize
+        slots = (0 ..< size).map { _ in
+            var slot = Slot()
+            slot.bytes.reserveCapacity(slotSize)
+            return slot
+        }
         mask = size - 1
         scratch = [UInt8](repeating: 0, count: configuration.maxPacketSize + RTXPacket.originalSequenceNumberSize)
     }
