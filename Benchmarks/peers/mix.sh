@@ -12,10 +12,14 @@
 #   RT=1 Benchmarks/peers/mix.sh     # every command at real-time priority (root): on a shared
 #                                    # machine, close to what an idle one would show
 # Rows: "2x2-vp8" FFmpeg and GStreamer as PEERS.md runs them (two libvpx threads), confer by
-# default (two encoder threads on an idle machine, one otherwise) and, as the variant, with
-# --threads 2; "2x2-vp8-1-thread" everyone on one encoder thread, the variant without the
-# pipeline; "2x2-raw" reading and compositing only: FFmpeg -f null, GStreamer fakesink, confer
+# default (the stream cut at its keyframes, 0/128/256 like the peers' defaults, and the
+# segments encoded side by side by two one-thread workers) and, as the variant, one encoder
+# (--no-segments: two libvpx threads on an idle machine, one otherwise);
+# "2x2-vp8-1-thread" everyone on one encoder thread, the variant without the pipeline;
+# "2x2-raw" reading and compositing only: FFmpeg -f null, GStreamer fakesink, confer
 # --discard (writes nothing), the variant writing raw .y4m to /dev/shm.
+# Quality of the encoded outputs against the raw grid: PSNR=1 prints each tool's mean
+# per-frame PSNR (FFmpeg's psnr filter) and bitrate after the table.
 # Needs: ffmpeg, gst-launch-1.0 (plugins base/good/bad, libav), hyperfine, python3.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -64,7 +68,8 @@ run "2x2-vp8" \
   "ffmpeg -v error -y $ff_in -filter_complex $xstack -map [v] -c:v libvpx -deadline realtime -cpu-used 8 -b:v 1.5M $work/ff.ivf" \
   "gst-launch-1.0 -q $gst_grid ! vp8enc deadline=1 cpu-used=8 target-bitrate=1500000 end-usage=cbr threads=2 lag-in-frames=0 ! avmux_ivf ! filesink location=$work/gst.ivf $gst_sources" \
   "$confer mix $inputs -o $work/cf.ivf --codec vp8 --bitrate 1500 -q" \
-  "$confer mix $inputs -o $work/cf.ivf --codec vp8 --bitrate 1500 --threads 2 -q"
+  "$confer mix $inputs -o $work/cf-one.ivf --codec vp8 --bitrate 1500 --no-segments -q"
+for tool in ff gst cf; do cp "$work/$tool.ivf" "$work/$tool-default.ivf"; done
 run "2x2-vp8-1-thread" \
   "ffmpeg -v error -y $ff_in -filter_complex $xstack -map [v] -c:v libvpx -deadline realtime -cpu-used 8 -b:v 1.5M -threads 1 $work/ff.ivf" \
   "gst-launch-1.0 -q $gst_grid ! vp8enc deadline=1 cpu-used=8 target-bitrate=1500000 end-usage=cbr threads=1 lag-in-frames=0 ! avmux_ivf ! filesink location=$work/gst.ivf $gst_sources" \
@@ -75,4 +80,18 @@ run "2x2-raw" \
   "gst-launch-1.0 -q $gst_grid ! fakesink $gst_sources" \
   "$confer mix $inputs --codec raw --discard --no-pipeline -q" \
   "$confer mix $inputs -o /dev/shm/confer-mix.y4m -q"
+if [ "${PSNR:-0}" = 1 ]; then
+  "$confer" mix $inputs -o "$work/grid.y4m" -q >/dev/null
+  echo
+  for f in ff-default gst-default cf-default cf-one; do
+    ffmpeg -v error -i "$work/$f.ivf" -i "$work/grid.y4m" -lavfi "[0][1]psnr=stats_file=$work/psnr.log" -f null -
+    python3 - "$work/psnr.log" "$work/$f.ivf" "$f" <<'PY'
+import os, re, sys
+v = [float(re.search(r"psnr_avg:(\S+)", line).group(1)) for line in open(sys.argv[1])]
+kbps = os.path.getsize(sys.argv[2]) * 8 / (len(v) / 30) / 1000
+print(f"{sys.argv[3]}: {len(v)} frames, mean PSNR {sum(v) / len(v):.2f} dB, {kbps:.0f} kbit/s (file)")
+PY
+  done
+  rm -f "$work/grid.y4m"
+fi
 rm -f /dev/shm/confer-mix.y4m

@@ -22,7 +22,8 @@ public struct MixOptions: Sendable {
     public var threads: Int?
     /// libvpx cpu-used / x264 speed.
     public var speed: Int
-    /// Frames between keyframes (0: only the first).
+    /// Frames between keyframes (0: only the first). The default, 128, is libvpx's and so
+    /// FFmpeg's and GStreamer's: their mixes of the same inputs have keyframes in the same places.
     public var keyframeInterval: Int
     /// Stop after this many seconds of output.
     public var maxDuration: Double?
@@ -37,17 +38,25 @@ public struct MixOptions: Sendable {
     public var pipelined: Bool
     /// Composed frames that may wait for the encoder (the pipeline's ring of canvases).
     public var queueDepth: Int
+    /// Encode keyframe-to-keyframe segments side by side, one worker thread per core, when
+    /// the mix allows it (see ``MixReport/Pipeline/segmentWorkers``): an encoded output, a
+    /// keyframe interval, automatic threads, pipelined, no audio.
+    public var segmented: Bool
+    /// Online cores, which bound the segment workers (tests replace it).
+    var coresProbe: @Sendable () -> Int = { MixEncoderThreads.processorCount() }
     /// How automatic thread choice counts running tasks (tests replace it).
     var runningTasksProbe: MixEncoderThreads.Probe = { MixEncoderThreads.runningTasks(samples: $0) }
     /// Whether automatic thread choice sees a real-time scheduling policy (tests replace it).
     var realTimeProbe: @Sendable () -> Bool = { MixEncoderThreads.isRealTime() }
 
     /// Defaults: a 1280×720 grid at 30 fps, the output's natural codec at an automatic
-    /// bitrate, automatic encoder threads, speed 8, pipelined with three frames in flight.
+    /// bitrate, automatic encoder threads, speed 8, a keyframe every 128 frames, pipelined
+    /// with three frames in flight, segments encoded side by side where the mix allows.
     public init(layout: MixLayout = .grid, width: Int = 1280, height: Int = 720, frameRate: Double = 30,
                 codec: Codec? = nil, bitrateKbps: Int? = nil, threads: Int? = nil, speed: Int = 8,
-                keyframeInterval: Int = 0, maxDuration: Double? = nil, placeholderTimeout: TimeDelta = .seconds(1),
-                audioInputs: [String] = [], audioOutput: String? = nil, pipelined: Bool = true, queueDepth: Int = 3) {
+                keyframeInterval: Int = 128, maxDuration: Double? = nil, placeholderTimeout: TimeDelta = .seconds(1),
+                audioInputs: [String] = [], audioOutput: String? = nil, pipelined: Bool = true, queueDepth: Int = 3,
+                segmented: Bool = true) {
         self.layout = layout
         self.width = width
         self.height = height
@@ -63,6 +72,7 @@ public struct MixOptions: Sendable {
         self.audioOutput = audioOutput
         self.pipelined = pipelined
         self.queueDepth = queueDepth
+        self.segmented = segmented
     }
 }
 
@@ -106,6 +116,11 @@ public struct MixReport: Codable, Sendable {
         public var canvasBuffers: Int
         /// Canvases made outside the pool because every buffer was in use (should be 0).
         public var canvasOverflows: Int
+        /// Worker threads that each composed and encoded every n-th keyframe-to-keyframe
+        /// segment with a one-thread encoder (0: one encoder made the whole stream).
+        public var segmentWorkers: Int
+        /// Segments written (0 when not segmented).
+        public var segments: Int
     }
 
     /// The video inputs, in slot order.
@@ -169,11 +184,13 @@ public struct MixAudioReport: Codable, Sendable {
 /// Composites several video files into one, as a meeting host does: each output frame lays
 /// every input's latest picture out with ``VideoCompositor``, and the canvas is encoded once.
 ///
-/// Reading and compositing run on a second thread (``MixOptions/pipelined``), handing
-/// finished canvases from a small pool to the calling thread through a bounded queue;
-/// the calling thread encodes and writes. The two overlap on two cores, and in steady
-/// state neither side allocates per frame: input pictures, canvases and encoder output
-/// are all recycled.
+/// With periodic keyframes and no audio, the stream is cut at its keyframes and worker
+/// threads (one per core) each compose and encode every n-th segment with a one-thread
+/// encoder, while the calling thread writes the segments in order (see ``MixSegments``).
+/// Otherwise reading and compositing run on a second thread (``MixOptions/pipelined``),
+/// handing finished canvases from a small pool to the calling thread through a bounded
+/// queue; the calling thread encodes and writes. Either way, in steady state nothing is
+/// allocated per frame: input pictures, canvases and encoder output are all recycled.
 public enum MixJob {
     /// The most video inputs a mix takes (a 10 × 10 grid).
     public static let maximumInputs = VideoLayout.maximumSlotCount
@@ -186,14 +203,22 @@ public enum MixJob {
         try validate(inputs: inputs, options: options)
         let start = ContinuousClock.now
         let composer = try MixComposer(inputs: inputs, options: options)
-        let sink = try MixSink(path: output, options: options)
         let total = composer.expectedFrameCount
+        let workerCount = MixSegments.workers(options: options, codec: try MixSink.codec(for: output, options: options),
+                                              expectedFrames: total, cores: options.coresProbe())
+        let sink = try MixSink(path: output, options: options, encodes: workerCount == 0)
 
         var producerWait = 0.0
         var consumerWait = 0.0
         // With nothing to encode or write there is nothing to overlap: the handoff would only cost.
         let pipelined = options.pipelined && !sink.isDiscarding
-        if pipelined {
+        var composers = [composer]
+        var segments = 0
+        if workerCount > 0, let codec = sink.codec {
+            let run = try runSegmented(inputs: inputs, options: options, codec: codec, workers: workerCount,
+                                       first: composer, sink: sink, total: total, progress: progress)
+            (composers, segments, producerWait, consumerWait) = (run.composers, run.segments, run.producerWait, run.consumerWait)
+        } else if pipelined {
             (producerWait, consumerWait) = try runPipelined(composer, sink, options: options, total: total, progress: progress)
         } else {
             while let frame = try composer.next() {
@@ -205,20 +230,47 @@ public enum MixJob {
         try sink.finish()
 
         let wall = (ContinuousClock.now - start).seconds
-        let media = Double(composer.framesComposed) / options.frameRate
+        let framesComposed = composers.reduce(0) { $0 + $1.framesComposed }
+        let media = Double(framesComposed) / options.frameRate
+        let statistics = combined(composers.map(\.compositorStatistics))
+        // Every worker reads every input front to back, some further than others.
+        var inputReports = composer.inputReports
+        for other in composers.dropFirst() {
+            for (i, input) in other.inputReports.enumerated() where input.framesRead > inputReports[i].framesRead {
+                inputReports[i].framesRead = input.framesRead
+            }
+        }
         return MixReport(
-            inputs: composer.inputReports, output: output, layout: options.layout.description,
+            inputs: inputReports, output: output, layout: options.layout.description,
             outputCodec: sink.codec?.rawValue ?? "i420", width: options.width, height: options.height,
-            frameRate: options.frameRate, framesComposed: composer.framesComposed, framesWritten: sink.framesOut,
-            framesDropped: sink.framesDropped, keyframes: sink.keyframes, compositor: composer.compositorStatistics,
+            frameRate: options.frameRate, framesComposed: framesComposed, framesWritten: sink.framesOut,
+            framesDropped: sink.framesDropped, keyframes: sink.keyframes, compositor: statistics,
             mediaSeconds: media, outputBytes: sink.fileBytes,
             bitrateKbps: sink.codec == nil || media == 0 ? nil : Double(sink.payloadBytes) * 8 / media / 1000,
             audio: composer.audioReport,
-            pipeline: .init(pipelined: pipelined, encoderThreads: sink.initialThreads,
+            pipeline: .init(pipelined: pipelined || workerCount > 0, encoderThreads: sink.initialThreads,
                             droppedToOneThreadAtFrame: sink.droppedToOneThreadAt, queueDepth: options.queueDepth,
                             producerWaitSeconds: producerWait, consumerWaitSeconds: consumerWait,
-                            canvasBuffers: composer.canvasPool.allocatedCount, canvasOverflows: composer.canvasPool.overflowCount),
+                            canvasBuffers: composers.reduce(0) { $0 + $1.canvasPool.allocatedCount },
+                            canvasOverflows: composers.reduce(0) { $0 + $1.canvasPool.overflowCount },
+                            segmentWorkers: workerCount, segments: segments),
             wallSeconds: wall, speed: wall > 0 ? Double(sink.framesIn) / wall : 0)
+    }
+
+    /// The compositor counts of a mix drawn by several composers, each drawing some of the
+    /// frames: the drawing adds up, while layout changes happened on every composer's own
+    /// copy of the same timeline, so the most any saw stands for the mix.
+    static func combined(_ parts: [VideoCompositor.Statistics]) -> VideoCompositor.Statistics {
+        var total = VideoCompositor.Statistics()
+        for part in parts {
+            total.composedFrames += part.composedFrames
+            total.copiedSlots += part.copiedSlots
+            total.scaledSlots += part.scaledSlots
+            total.placeholderSlots += part.placeholderSlots
+            total.failedSlots += part.failedSlots
+            total.layoutChanges = max(total.layoutChanges, part.layoutChanges)
+        }
+        return total
     }
 
     static func validate(inputs: [String], options: MixOptions) throws {
@@ -234,6 +286,7 @@ public enum MixJob {
             throw JobError("frame rate \(options.frameRate) must be within (0, 240]")
         }
         if let threads = options.threads, !(1...16).contains(threads) { throw JobError("threads must be 1…16, not \(threads)") }
+        guard options.keyframeInterval >= 0 else { throw JobError("keyframe interval \(options.keyframeInterval) is negative") }
         guard (1...64).contains(options.queueDepth) else { throw JobError("queue depth must be 1…64, not \(options.queueDepth)") }
         if !options.audioInputs.isEmpty && options.audioInputs.count != inputs.count {
             throw JobError("\(options.audioInputs.count) audio inputs for \(inputs.count) video inputs: "

@@ -25,8 +25,11 @@ final class MixComposer {
     private var audio: MixAudio?
     private let frameRate: Double
     private let maxFrames: Int
-    /// Output frames composed so far (the next frame's index).
+    /// Output frames composed so far.
     private(set) var framesComposed = 0
+    /// The index of the output frame ``next()`` composes next (ahead of ``framesComposed``
+    /// after a ``skip(to:)``).
+    private(set) var nextFrameIndex = 0
 
     /// Opens every input (video and audio) and the audio mix file, so that bad input fails
     /// before any work starts.
@@ -66,12 +69,35 @@ final class MixComposer {
 
     /// The next composed canvas, or nil once every input has ended (or the duration is reached).
     func next() throws -> VideoFrame? {
-        guard framesComposed < maxFrames else { return nil }
-        let k = framesComposed
-        let time = Timestamp(microseconds: Int64((Double(k) * 1_000_000 / frameRate).rounded()))
+        guard nextFrameIndex < maxFrames, try advanceInputs() else { return nil }
+        let time = Self.time(ofFrame: nextFrameIndex, rate: frameRate)
+        try audio?.advance(to: time, compositor: &compositor)
+        nextFrameIndex += 1
+        framesComposed += 1
+        return compositor.compose(at: time)
+    }
+
+    /// Moves on to output frame `index` without composing the frames before it: every input
+    /// is read up to that moment and the compositor holds what each would show, so the next
+    /// ``next()`` composes exactly the canvas a composer that made every frame would. False
+    /// when the output ends before `index`. Not for a mix with audio, whose speaking state
+    /// needs every step.
+    func skip(to index: Int) throws -> Bool {
+        precondition(audio == nil, "a mix with audio cannot skip frames")
+        while nextFrameIndex < index {
+            guard nextFrameIndex < maxFrames, try advanceInputs() else { return false }
+            nextFrameIndex += 1
+        }
+        return nextFrameIndex < maxFrames
+    }
+
+    /// Reads every input up to output frame ``nextFrameIndex`` and hands the compositor the
+    /// picture each shows then; false when every input has ended.
+    private func advanceInputs() throws -> Bool {
+        let k = nextFrameIndex
         var anyShowing = false
         for i in sources.indices {
-            // The input frame on screen at `time`; the tiny bias keeps 30 / 30 × k exact.
+            // The input frame on screen at frame k's time; the tiny bias keeps 30 / 30 × k exact.
             let wanted = Int((Double(k) * sources[i].frameRate / frameRate + 1e-9).rounded(.down))
             var latest: VideoFrame?
             while !sources[i].ended && sources[i].framesRead <= wanted {
@@ -84,15 +110,17 @@ final class MixComposer {
             }
             if let latest {
                 let index = sources[i].framesRead - 1
-                let shown = Timestamp(microseconds: Int64((Double(index) * 1_000_000 / sources[i].frameRate).rounded()))
-                compositor.update(participant: sources[i].participant, frame: latest, at: shown)
+                compositor.update(participant: sources[i].participant, frame: latest,
+                                  at: Self.time(ofFrame: index, rate: sources[i].frameRate))
             }
             if sources[i].framesRead > wanted { anyShowing = true }
         }
-        guard anyShowing else { return nil }
-        try audio?.advance(to: time, compositor: &compositor)
-        framesComposed += 1
-        return compositor.compose(at: time)
+        return anyShowing
+    }
+
+    /// When frame `index` of a stream at `rate` frames per second is shown.
+    private static func time(ofFrame index: Int, rate: Double) -> Timestamp {
+        Timestamp(microseconds: Int64((Double(index) * 1_000_000 / rate).rounded()))
     }
 
     /// Mixes the audio that outlasts the video.

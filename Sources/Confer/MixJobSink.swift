@@ -41,33 +41,21 @@ final class MixSink {
     private(set) var droppedToOneThreadAt: Int?
 
     /// A sink writing to `path` (nil: write nothing, but encode when `options.codec` is set).
-    init(path: String?, options: MixOptions) throws {
+    /// With `encodes` false it makes no encoder of its own and takes frames encoded
+    /// elsewhere through ``write(encoded:)`` (segment-parallel mixes).
+    init(path: String?, options: MixOptions, encodes: Bool = true) throws {
         let bitrate = (options.bitrateKbps ?? TranscodeOptions.defaultVideoBitrateKbps(width: options.width, height: options.height)) * 1000
-        var codec = options.codec
-        if let path {
-            switch fileExtension(path) {
-            case "y4m":
-                guard codec == nil else { throw JobError("\(path) is raw video; drop --codec or write .ivf (vp8, vp9) or .h264") }
-            case "ivf":
-                codec = codec ?? .vp8
-                guard codec == .vp8 || codec == .vp9 else { throw JobError("IVF holds VP8 or VP9; write \(codec!) to .h264 instead") }
-            case "h264", "264":
-                codec = codec ?? .h264
-                guard codec == .h264 else { throw JobError(".h264 holds H.264; write \(codec!) to .ivf instead") }
-            default:
-                throw JobError("cannot write video to '\(path)': use .y4m (raw), .ivf (VP8/VP9) or .h264 (H.264)")
-            }
-        }
-        if codec == .opus { throw JobError("opus is an audio codec; mix video as vp8, vp9 or h264") }
+        let codec = try Self.codec(for: path, options: options)
         self.codec = codec
-        let automatic = options.threads == nil && codec != nil
-        initialThreads = options.threads ?? (codec == nil ? 1 : MixEncoderThreads.initial(probe: options.runningTasksProbe, realTime: options.realTimeProbe()))
+        let automatic = options.threads == nil && codec != nil && encodes
+        initialThreads = !encodes ? 1 : options.threads
+            ?? (codec == nil ? 1 : MixEncoderThreads.initial(probe: options.runningTasksProbe, realTime: options.realTimeProbe()))
         let settings = VideoEncoderSettings(width: options.width, height: options.height, frameRate: options.frameRate,
                                             bitrate: bitrate, threads: initialThreads, speed: options.speed,
                                             errorResilient: true, keyframeInterval: options.keyframeInterval)
         self.settings = settings
         threadWatch = automatic && initialThreads > 1 ? MixEncoderThreads(probe: options.runningTasksProbe, realTime: options.realTimeProbe()) : nil
-        encoder = try codec.map { try AnyVideoEncoder(codec: $0, settings: settings) }
+        encoder = encodes ? try codec.map { try AnyVideoEncoder(codec: $0, settings: settings) } : nil
         encoded = EncodedFrame(codec: codec ?? .vp8)
         encoded.data.reserveCapacity(bitrate / 8)
 
@@ -90,9 +78,34 @@ final class MixSink {
         }
     }
 
+    /// The codec a mix into `path` encodes with (nil: raw pictures): `options.codec`, or the
+    /// container's natural one. Throws when the two do not fit.
+    static func codec(for path: String?, options: MixOptions) throws -> Codec? {
+        var codec = options.codec
+        if let path {
+            switch fileExtension(path) {
+            case "y4m":
+                guard codec == nil else { throw JobError("\(path) is raw video; drop --codec or write .ivf (vp8, vp9) or .h264") }
+            case "ivf":
+                codec = codec ?? .vp8
+                guard codec == .vp8 || codec == .vp9 else { throw JobError("IVF holds VP8 or VP9; write \(codec!) to .h264 instead") }
+            case "h264", "264":
+                codec = codec ?? .h264
+                guard codec == .h264 else { throw JobError(".h264 holds H.264; write \(codec!) to .ivf instead") }
+            default:
+                throw JobError("cannot write video to '\(path)': use .y4m (raw), .ivf (VP8/VP9) or .h264 (H.264)")
+            }
+        }
+        if codec == .opus { throw JobError("opus is an audio codec; mix video as vp8, vp9 or h264") }
+        return codec
+    }
+
+    /// The settings the sink's encoder is (or would be) made with.
+    var encoderSettings: VideoEncoderSettings { settings }
+
     /// Whether frames are dropped unencoded and unwritten.
     var isDiscarding: Bool {
-        if case .none = container, encoder == nil { true } else { false }
+        if case .none = container, codec == nil { true } else { false }
     }
 
     /// Encoder threads now.
@@ -107,18 +120,35 @@ final class MixSink {
             return
         }
         if try encoder.encode(frame, into: &encoded) {
-            framesOut += 1
-            payloadBytes += encoded.data.count
-            if encoded.isKeyframe { keyframes += 1 }
-            switch container {
-            case .ivf(let writer): try writer.write(encoded)
-            case .annexB(let writer): try writer.write(encoded)
-            case .y4m, .none: break
-            }
+            try store(encoded)
         } else {
             framesDropped += 1
         }
         if threadWatch?.shouldDropToOneThread() == true { try dropToOneThread() }
+    }
+
+    /// Writes a frame encoded elsewhere (counted as one canvas in and one frame out).
+    func write(encoded frame: EncodedFrame) throws {
+        framesIn += 1
+        try store(frame)
+    }
+
+    /// Counts an encoded frame and writes it to the container, if there is one.
+    private func store(_ frame: EncodedFrame) throws {
+        framesOut += 1
+        payloadBytes += frame.data.count
+        if frame.isKeyframe { keyframes += 1 }
+        switch container {
+        case .ivf(let writer): try writer.write(frame)
+        case .annexB(let writer): try writer.write(frame)
+        case .y4m, .none: break
+        }
+    }
+
+    /// Counts `count` canvases that were encoded elsewhere but dropped by rate control.
+    func countDropped(_ count: Int) {
+        framesIn += count
+        framesDropped += count
     }
 
     /// Replaces the encoder with a one-thread one; its first frame is a keyframe, so the

@@ -27,7 +27,10 @@ struct MixCommand: ParsableCommand {
         once. Input n (from 0) is participant n in a custom JSON layout. With --audio (one file per video
         input), the audio is mixed as an observer hears it, and the speaking detector highlights the speaker
         (and picks who is large in the speaker and pip layouts).
-        Reading and compositing run on a second thread while this one encodes (--no-pipeline to compare).
+        The stream is cut at its keyframes (every 128 frames unless --keyframe-interval says otherwise) and
+        worker threads, one per core, each compose and encode every n-th segment with a one-thread encoder
+        (--no-segments for one encoder). With one encoder, reading and compositing run on a second thread
+        while this one encodes (--no-pipeline to compare).
         Examples:
           confer mix a.y4m b.y4m c.y4m d.y4m -o grid.ivf --bitrate 1500
           confer mix a.y4m b.y4m --layout speaker --audio a.wav --audio b.wav --audio-out mix.wav -o call.ivf
@@ -54,8 +57,8 @@ struct MixCommand: ParsableCommand {
     var threads: Int?
     @Option(help: "Encoder speed: libvpx cpu-used; for H.264, 8 or more is ultrafast.")
     var speed = 8
-    @Option(help: "Frames between keyframes (0: only the first).")
-    var keyframeInterval = 0
+    @Option(help: "Frames between keyframes (0: only the first); 128 is libvpx's, FFmpeg's and GStreamer's default.")
+    var keyframeInterval = 128
     @Option(help: "Stop after this many seconds of output.")
     var duration: Double?
     @Option(help: "Seconds after an input's last frame before its slot shows the placeholder.")
@@ -68,6 +71,11 @@ struct MixCommand: ParsableCommand {
     var pipeline = true
     @Option(help: "Composed frames that may wait for the encoder.")
     var queueDepth = 3
+    @Flag(inversion: .prefixedNo, help: """
+        Encode keyframe-to-keyframe segments side by side, a worker per core (when the output is encoded, \
+        threads are automatic and there is no --audio).
+        """)
+    var segments = true
     @OptionGroup var outputOptions: OutputOptions
 
     func validate() throws {
@@ -118,7 +126,7 @@ struct MixCommand: ParsableCommand {
                    codec: codec?.codec, bitrateKbps: bitrate, threads: threads, speed: speed,
                    keyframeInterval: keyframeInterval, maxDuration: duration,
                    placeholderTimeout: .seconds(placeholderTimeout), audioInputs: audio, audioOutput: audioOut,
-                   pipelined: pipeline, queueDepth: queueDepth)
+                   pipelined: pipeline, queueDepth: queueDepth, segmented: segments)
     }
 
     func run() throws {
@@ -137,12 +145,20 @@ extension MixReport: CommandReport {
                      + (keyframes > 0 ? ", \(keyframes) keyframes" : ""))
         lines.append("  slots: \(compositor.copiedSlots) copied, \(compositor.scaledSlots) resized, "
                      + "\(compositor.placeholderSlots) placeholders")
-        lines.append("  \(fixed(mediaSeconds, 2)) s of video in \(fixed(wallSeconds, 2)) s: \(fixed(speed, 1)) fps"
-                     + (pipeline.pipelined
-                        ? " (pipelined; waits: compositing \(fixed(pipeline.producerWaitSeconds, 2)) s, "
-                          + "encoding \(fixed(pipeline.consumerWaitSeconds, 2)) s)"
-                        : " (one thread)"))
-        if outputCodec != "i420" {
+        let how: String
+        if pipeline.segmentWorkers > 0 {
+            how = " (\(pipeline.segments) segments on \(pipeline.segmentWorkers) workers; waits: workers "
+                + "\(fixed(pipeline.producerWaitSeconds, 2)) s, writer \(fixed(pipeline.consumerWaitSeconds, 2)) s)"
+        } else if pipeline.pipelined {
+            how = " (pipelined; waits: compositing \(fixed(pipeline.producerWaitSeconds, 2)) s, "
+                + "encoding \(fixed(pipeline.consumerWaitSeconds, 2)) s)"
+        } else {
+            how = " (one thread)"
+        }
+        lines.append("  \(fixed(mediaSeconds, 2)) s of video in \(fixed(wallSeconds, 2)) s: \(fixed(speed, 1)) fps" + how)
+        if outputCodec != "i420" && pipeline.segmentWorkers > 0 {
+            lines.append("  encoder threads: 1 per worker, a fresh encoder per segment")
+        } else if outputCodec != "i420" {
             lines.append("  encoder threads: \(pipeline.encoderThreads)"
                          + (pipeline.droppedToOneThreadAtFrame.map { ", 1 from frame \($0) (other work on the cores)" } ?? ""))
         }

@@ -314,6 +314,10 @@ func quadrants(width: Int, height: Int) -> [PixelRect] {
         let options = try command.options()
         #expect(options.layout == .speaker && options.codec == .vp8 && options.bitrateKbps == 1500)
         #expect(try MixCommand.parse(["a.y4m", "--discard", "--codec", "raw"]).discard)
+        // Segments and libvpx's keyframe interval by default; --no-segments makes one stream.
+        #expect(options.segmented && options.keyframeInterval == 128)
+        let one = try MixCommand.parse(["a.y4m", "-o", "out.ivf", "--no-segments", "--keyframe-interval", "0"]).options()
+        #expect(!one.segmented && one.keyframeInterval == 0)
     }
 
     @Test(arguments: [
