@@ -74,7 +74,8 @@ final class MixSink {
         case .h264?:
             container = .annexB(AnnexBWriter(sink: sink))
         case let codec?:
-            container = .ivf(try IVFWriter(sink: sink, header: IVFHeader(codec: codec, width: options.width, height: options.height)))
+            container = .ivf(try IVFWriter(sink: sink, header: VideoFileWriter.ivfHeader(
+                codec: codec, width: options.width, height: options.height, fps: options.frameRate)))
         }
     }
 

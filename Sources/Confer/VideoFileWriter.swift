@@ -64,7 +64,8 @@ public final class VideoFileWriter {
                 width: settings.width, height: settings.height, frameRateNumerator: rate.0, frameRateDenominator: rate.1)))
         case ("ivf", let codec?):
             sink = .ivf(try AnyVideoEncoder(codec: codec, settings: settings),
-                        try IVFWriter(sink: bytesSink, header: IVFHeader(codec: codec, width: settings.width, height: settings.height)))
+                        try IVFWriter(sink: bytesSink, header: Self.ivfHeader(codec: codec, width: settings.width,
+                                                                              height: settings.height, fps: settings.frameRate)))
         default:
             sink = .annexB(try AnyVideoEncoder(codec: .h264, settings: settings), AnnexBWriter(sink: bytesSink))
         }
@@ -117,5 +118,15 @@ public final class VideoFileWriter {
     static func rational(_ fps: Double) -> (Int, Int) {
         if abs(fps - fps.rounded()) < 1e-6 { return (Int(fps.rounded()), 1) }
         return (Int((fps * 1001).rounded()), 1001)
+    }
+
+    /// An IVF header for constant-rate `codec` video at `fps`: one tick per frame where the
+    /// rate is whole or NTSC-style (n × 1000 / 1001), as libvpx and FFmpeg write IVF, so both
+    /// read the right frame rate and length; otherwise 90 kHz ticks.
+    static func ivfHeader(codec: Codec, width: Int, height: Int, fps: Double) -> IVFHeader {
+        let (num, den) = rational(fps)
+        let exact = abs(Double(num) / Double(den) - fps) < 1e-6
+        return exact ? IVFHeader(codec: codec, width: width, height: height, timebaseNumerator: den, timebaseDenominator: num)
+            : IVFHeader(codec: codec, width: width, height: height)
     }
 }

@@ -10,17 +10,20 @@ public struct IVFHeader: Sendable, Equatable, Codable {
     public var timebaseNumerator: Int
     /// A pts tick lasts `timebaseNumerator / timebaseDenominator` seconds.
     public var timebaseDenominator: Int
-    /// Frame count the header states (0 when its writer never patched it).
-    public var frameCount: Int
+    /// The header's length field (0 when its writer never patched it). libvpx writes the
+    /// frame count there with a time base of one tick per frame; FFmpeg reads and writes it
+    /// as the duration in ticks. The two agree when a tick is one frame; ``IVFWriter``
+    /// writes the duration, which is what FFmpeg shows as the file's length.
+    public var length: Int
 
     /// A header for `codec` frames of `width` × `height`.
-    public init(codec: Codec, width: Int, height: Int, timebaseNumerator: Int = 1, timebaseDenominator: Int = 90_000, frameCount: Int = 0) {
+    public init(codec: Codec, width: Int, height: Int, timebaseNumerator: Int = 1, timebaseDenominator: Int = 90_000, length: Int = 0) {
         self.codec = codec
         self.width = width
         self.height = height
         self.timebaseNumerator = timebaseNumerator
         self.timebaseDenominator = timebaseDenominator
-        self.frameCount = frameCount
+        self.length = length
     }
 
     static let format = "IVF"
@@ -63,7 +66,7 @@ public struct IVFHeader: Sendable, Equatable, Codable {
                                  "codec \(WAVInfo.fourCCText(u32(8))) is not supported; Confer reads VP80 and VP90")
         }
         let header = IVFHeader(codec: codec, width: u16(12), height: u16(14), timebaseNumerator: Int(u32(20)),
-                               timebaseDenominator: Int(u32(16)), frameCount: Int(u32(24)))
+                               timebaseDenominator: Int(u32(16)), length: Int(u32(24)))
         guard header.width > 0, header.height > 0 else {
             throw MediaFileError(.malformed, format: format, offset: start + 12, "picture size \(header.width)×\(header.height) is empty")
         }

@@ -1,10 +1,14 @@
-/// Writes VP8 or VP9 ``EncodedFrame``s as an IVF file; ``finish()`` patches the frame count.
+/// Writes VP8 or VP9 ``EncodedFrame``s as an IVF file; ``finish()`` patches the length.
 public final class IVFWriter {
-    /// The file header (its frame count is what has been written so far).
+    /// The file header (its length is patched by ``finish()``).
     public private(set) var header: IVFHeader
+    /// Frames written so far.
+    public private(set) var framesWritten = 0
     private let sink: any ByteSink
     private let headerStart: Int
     private var finished = false
+    private var firstPTS: Int64?
+    private var lastPTS: Int64 = 0
 
     /// Creates `path` for `codec` frames of `width` × `height`, with pts in ticks of
     /// `timebaseNumerator / timebaseDenominator` seconds.
@@ -27,7 +31,7 @@ public final class IVFWriter {
         }
         self.sink = sink
         self.header = header
-        self.header.frameCount = 0
+        self.header.length = 0
         headerStart = sink.position
         try sink.writeASCII("DKIF")
         try sink.writeLittleEndian(UInt16(0))
@@ -37,7 +41,7 @@ public final class IVFWriter {
         try sink.writeLittleEndian(UInt16(header.height))
         try sink.writeLittleEndian(UInt32(header.timebaseDenominator))
         try sink.writeLittleEndian(UInt32(header.timebaseNumerator))
-        try sink.writeLittleEndian(UInt32(0))  // frame count, patched by finish()
+        try sink.writeLittleEndian(UInt32(0))  // length, patched by finish()
         try sink.writeLittleEndian(UInt32(0))
     }
 
@@ -55,19 +59,32 @@ public final class IVFWriter {
         let num = Int64(header.timebaseNumerator) * 1_000_000
         // Twice the pts, so that halving it rounds to the nearest tick (half away from zero).
         let doubled = MediaMath.rescale(frame.timestamp.microseconds, 2 * Int64(header.timebaseDenominator), num)
+        let pts = doubled / 2 + doubled % 2
         try sink.writeLittleEndian(UInt32(frame.data.count))
-        try sink.writeLittleEndian(doubled / 2 + doubled % 2)
+        try sink.writeLittleEndian(pts)
         try sink.write(frame.data)
-        header.frameCount += 1
+        if firstPTS == nil { firstPTS = pts }
+        lastPTS = pts
+        framesWritten += 1
     }
 
-    /// Writes the frame count into the header and flushes; no more frames afterwards.
+    /// The length field as FFmpeg writes it: the duration in ticks, n frames spanning n − 1
+    /// intervals between the first and last pts plus the last frame's own. With one tick per
+    /// frame that is the frame count, as libvpx writes it.
+    private var length: Int {
+        guard let firstPTS, framesWritten > 1, lastPTS > firstPTS else { return framesWritten }
+        let span = Double(lastPTS) - Double(firstPTS)
+        return Int(min(Double(UInt32.max), (span * Double(framesWritten) / Double(framesWritten - 1)).rounded()))
+    }
+
+    /// Writes the length into the header and flushes; no more frames afterwards.
     public func finish() throws(MediaFileError) {
         guard !finished else { return }
         finished = true
+        header.length = length
         let end = sink.position
         try sink.seek(to: headerStart + 24)
-        try sink.writeLittleEndian(UInt32(truncatingIfNeeded: header.frameCount))
+        try sink.writeLittleEndian(UInt32(truncatingIfNeeded: header.length))
         try sink.seek(to: end)
         try sink.flush()
     }
