@@ -41,7 +41,7 @@ public enum RTPSender {
         SessionDescription(
             codec: options.codec, payloadType: options.effectivePayloadType, address: options.destination.host,
             port: options.destination.port, channels: channels, ssrc: ssrc ?? options.ssrc,
-            crypto: options.srtpKey.map { "\($0.profile.rawValue) \($0.inlineKeyParameter)" })
+            crypto: options.srtpKey.map { "\($0.profile.rawValue) \($0.inlineKeyParameter)" }, rtcpMux: options.rtcpMux)
     }
 
     /// Sends `input` as `options` say; `progress(framesSent)` is called after every frame.
@@ -53,7 +53,7 @@ public enum RTPSender {
         var rtxSSRC = UInt32(truncatingIfNeeded: random.next())
         if rtxSSRC == ssrc { rtxSSRC &+= 1 }
         let destination = try UDPSocket.resolve(options.destination)
-        let control = options.destination.port < 65_535
+        let control = !options.rtcpMux && options.destination.port < 65_535
             ? try UDPSocket.resolve(UDPAddress(host: options.destination.host, port: options.destination.port + 1)) : nil
         if let path = options.sdpPath {
             let sdp = sessionDescription(for: options, ssrc: ssrc, channels: source.channels)

@@ -7,8 +7,12 @@ public struct RTPSenderOptions: Sendable {
     /// The codec on the wire.
     public var codec: Codec
     /// Where RTP goes. RTCP goes to the port above until the receiver's own RTCP comes
-    /// from this address — it multiplexes (RFC 5761) — and then here too.
+    /// from this address — it multiplexes (RFC 5761) — and then here too; with
+    /// ``rtcpMux`` it goes here from the start.
     public var destination: UDPAddress
+    /// Whether RTCP shares the RTP port from the first packet (RFC 5761, `a=rtcp-mux` in the
+    /// SDP), as WebRTC peers and `confer receive` expect; otherwise the port above (RFC 3550).
+    public var rtcpMux: Bool
     /// The RTP payload type; nil picks ``RTPSender/defaultPayloadType(for:)``.
     public var payloadType: UInt8?
     /// The SSRC; nil draws one at random (RFC 3550 §8).
@@ -52,9 +56,10 @@ public struct RTPSenderOptions: Sendable {
                 bitrateKbps: Int? = nil, srtpKey: SRTPMasterKey? = nil, sdpPath: String? = nil, loops: Bool = false,
                 maxDuration: Double? = nil, sendsRTCP: Bool = true, isPaced: Bool = true, packetSpread: TimeDelta = .zero,
                 threads: Int = 1, keyframeIntervalSeconds: Double = 2, cname: String = "confer", randomSeed: UInt64? = nil,
-                linger: Double = 0.3) {
+                linger: Double = 0.3, rtcpMux: Bool = false) {
         self.codec = codec
         self.destination = destination
+        self.rtcpMux = rtcpMux
         self.payloadType = payloadType
         self.ssrc = ssrc
         self.mtu = mtu

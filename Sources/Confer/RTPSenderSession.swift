@@ -44,6 +44,7 @@ final class RTPSenderSession<Clock: MediaClock> {
         self.clock = clock
         self.destination = destination
         self.control = control
+        multiplexed = options.rtcpMux
         self.ssrc = ssrc
         let payloadType = options.effectivePayloadType
         var configuration = SendPipelineConfiguration(

@@ -22,15 +22,17 @@ struct MixCommand: ParsableCommand {
         commandName: "mix",
         abstract: "Composite several videos into one, as a meeting host does, and mix their audio.",
         discussion: """
-        Each output frame lays out every input's latest picture (inputs at other frame rates are sampled by
-        timestamp; an input that ends keeps its last picture, then shows a placeholder after 1 s) and is encoded
-        once. Input n (from 0) is participant n in a custom JSON layout. With --audio (one file per video
-        input), the audio is mixed as an observer hears it, and the speaking detector highlights the speaker
-        (and picks who is large in the speaker and pip layouts).
-        The stream is cut at its keyframes (every 128 frames unless --keyframe-interval says otherwise) and
-        worker threads, one per core, each compose and encode every n-th segment with a one-thread encoder
-        (--no-segments for one encoder). With one encoder, reading and compositing run on a second thread
+        Each output frame lays out every input's latest picture (inputs at other frame rates are sampled by \
+        timestamp; an input that ends keeps its last picture, then shows a placeholder after 1 s) and is \
+        encoded once. Input n (from 0) is participant n in a custom JSON layout. With --audio (one file per \
+        video input), the audio is mixed as an observer hears it, and the speaking detector highlights the \
+        speaker (and picks who is large in the speaker and pip layouts).
+
+        The stream is cut at its keyframes (every 128 frames unless --keyframe-interval says otherwise) and \
+        worker threads, one per core, each compose and encode every n-th segment with a one-thread encoder \
+        (--no-segments for one encoder). With one encoder, reading and compositing run on a second thread \
         while this one encodes (--no-pipeline to compare).
+
         Examples:
           confer mix a.y4m b.y4m c.y4m d.y4m -o grid.ivf --bitrate 1500
           confer mix a.y4m b.y4m --layout speaker --audio a.wav --audio b.wav --audio-out mix.wav -o call.ivf

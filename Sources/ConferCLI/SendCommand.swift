@@ -43,6 +43,8 @@ struct SendCommand: AsyncParsableCommand {
     var duration: Double?
     @Flag(help: "Send no RTCP.")
     var noRtcp = false
+    @Flag(help: "Send RTCP to the RTP port from the start (RFC 5761; a=rtcp-mux in the SDP), not the port above.")
+    var rtcpMux = false
     @Option(help: "Spread each video frame's packets over this many milliseconds instead of one burst.")
     var spreadMs: Double = 0
     @Option(help: "Seconds between keyframes when the input is encoded (0: only the first, and on request).")
@@ -69,7 +71,7 @@ struct SendCommand: AsyncParsableCommand {
         let options = RTPSenderOptions(
             codec: codec, destination: UDPAddress(parsing: destination)!, payloadType: payloadType.map { UInt8($0) }, ssrc: ssrc,
             mtu: mtu, bitrateKbps: bitrate, srtpKey: key, sdpPath: sdp, loops: loop, maxDuration: duration,
-            sendsRTCP: !noRtcp, packetSpread: .seconds(spreadMs / 1000), keyframeIntervalSeconds: keyframeInterval, linger: linger)
+            sendsRTCP: !noRtcp, packetSpread: .seconds(spreadMs / 1000), keyframeIntervalSeconds: keyframeInterval, linger: linger, rtcpMux: rtcpMux)
         let progress = outputOptions.progress("send")
         let report = try await RTPSender.run(input: input, options: options) { progress.update($0, of: nil) }
         progress.finish()

@@ -20,10 +20,12 @@ public struct SessionDescription: Equatable, Sendable {
     public var crypto: String?
     /// The session name (`s=`).
     public var sessionName: String
+    /// Whether RTCP shares the RTP port (`a=rtcp-mux`, RFC 5761) rather than the port above.
+    public var rtcpMux: Bool
 
     /// A description of one stream of `codec` to `address`:`port`.
     public init(codec: Codec, payloadType: UInt8, address: String, port: Int, channels: Int = 1,
-                ssrc: UInt32? = nil, crypto: String? = nil, sessionName: String = "Confer") {
+                ssrc: UInt32? = nil, crypto: String? = nil, sessionName: String = "Confer", rtcpMux: Bool = false) {
         self.codec = codec
         self.payloadType = payloadType
         self.address = address
@@ -32,6 +34,7 @@ public struct SessionDescription: Equatable, Sendable {
         self.ssrc = ssrc
         self.crypto = crypto
         self.sessionName = sessionName
+        self.rtcpMux = rtcpMux
     }
 
     /// The encoding name in `a=rtpmap` (RFC 7587, 7741, 9628, 6184).
@@ -68,6 +71,7 @@ public struct SessionDescription: Equatable, Sendable {
         }
         if let crypto { lines.append("a=crypto:1 \(crypto)") }
         if let ssrc { lines.append("a=ssrc:\(ssrc) cname:confer") }
+        if rtcpMux { lines.append("a=rtcp-mux") }
         lines.append("a=sendonly")
         return lines.map { $0 + "\r\n" }.joined()
     }
@@ -83,6 +87,7 @@ public struct SessionDescription: Equatable, Sendable {
         var fmtp: [UInt8: String] = [:]
         var crypto: String?
         var ssrc: UInt32?
+        var rtcpMux = false
         var name = "-"
         var lineNumber = 0
         // "\r\n" is one Character in Swift, so split on any newline character.
@@ -127,6 +132,8 @@ public struct SessionDescription: Equatable, Sendable {
                     crypto = String(parts[1])
                 } else if value.hasPrefix("ssrc:") {
                     ssrc = UInt32(value.dropFirst("ssrc:".count).split(separator: " ").first ?? "")
+                } else if value == "rtcp-mux" {
+                    rtcpMux = true
                 }
             default:
                 continue
@@ -151,7 +158,7 @@ public struct SessionDescription: Equatable, Sendable {
             throw SessionDescriptionError(line: lineNumber, "no a=rtpmap for payload type \(pt)")
         }
         self.init(codec: codec, payloadType: pt, address: address, port: mediaLine.port, channels: channels,
-                  ssrc: ssrc, crypto: crypto, sessionName: name)
+                  ssrc: ssrc, crypto: crypto, sessionName: name, rtcpMux: rtcpMux)
     }
 }
 

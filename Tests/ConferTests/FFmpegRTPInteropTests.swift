@@ -16,8 +16,10 @@ struct FFmpegRTPInteropTests {
         options.payloadType = payloadType
         options.idleTimeout = 1
         return try await receiving(options) { port in
+            // RTCP on the RTP port (rtcpport): by default FFmpeg sends it to the port above,
+            // which may belong to another test's receiver.
             let ffmpeg = try BackgroundProcess(["ffmpeg", "-v", "error", "-y", "-re"] + arguments
-                + ["-payload_type", "\(payloadType)", "-f", "rtp", "rtp://127.0.0.1:\(port)", "-sdp_file", sdp],
+                + ["-payload_type", "\(payloadType)", "-f", "rtp", "rtp://127.0.0.1:\(port)?rtcpport=\(port)", "-sdp_file", sdp],
                 errorLog: dir + "/ffmpeg.log")
             let status = await ffmpeg.exitStatus(within: 30)
             #expect(status == 0, "ffmpeg: \(ffmpeg.errors)")

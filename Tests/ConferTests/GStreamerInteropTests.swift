@@ -68,7 +68,10 @@ struct GStreamerInteropTests {
                                         errorLog: dir + "/gst.log")
         try await waitForUDPPort(port)
         let sent = try await RTPSender.run(input: input, options: RTPSenderOptions(
-            codec: codec, destination: UDPAddress(host: "127.0.0.1", port: port), ssrc: ssrc, bitrateKbps: 500, srtpKey: key))
+            codec: codec, destination: UDPAddress(host: "127.0.0.1", port: port), ssrc: ssrc, bitrateKbps: 500, srtpKey: key,
+            // This pipeline reads RTP only: sender reports would go to the port above, which
+            // may belong to another test running alongside.
+            sendsRTCP: false))
         await waitForUDPQueueDrained(port)
         let status = await gst.interrupt(within: 15)
         #expect(status == 0, "gst-launch: \(gst.errors)")

@@ -58,7 +58,7 @@ struct RTPFeedbackTests {
 
     /// One keyframe at the start and no other unless asked for.
     static let sender = RTPSenderOptions(codec: .vp8, destination: UDPAddress(host: "127.0.0.1", port: 9), bitrateKbps: 500,
-                                         keyframeIntervalSeconds: 0, randomSeed: 3)
+                                         keyframeIntervalSeconds: 0, randomSeed: 3, rtcpMux: true)
     static let media = NetworkConditions(delay: .milliseconds(20), loss: 0.05)
     static let feedback = NetworkConditions(delay: .milliseconds(20))
 

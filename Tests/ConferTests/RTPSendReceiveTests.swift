@@ -67,13 +67,16 @@ struct RTPSendReceiveTests {
         var sent: RTPSendReport?
         let report = try await receiving(loopbackReceiver(codec, output: output)) { port in
             sent = try await RTPSender.run(input: clip, options: RTPSenderOptions(
-                codec: codec, destination: UDPAddress(host: "127.0.0.1", port: port), bitrateKbps: 500, isPaced: false, randomSeed: 1))
+                codec: codec, destination: UDPAddress(host: "127.0.0.1", port: port), bitrateKbps: 500, isPaced: false, randomSeed: 1,
+                rtcpMux: true))
         }
         #expect(sent?.frames == 30)
         #expect(sent?.passThrough == false)
-        // Sent unpaced, the stream is over before any feedback can have come back, so
-        // the sender's RTCP went to the port above and every datagram here is media.
-        #expect(report.datagrams == sent?.packets)
+        // RTCP multiplexed from the start: every sender report and the BYE came here too (by
+        // default the first would go to the port above, where another test may be listening).
+        #expect(sent?.rtcpMultiplexed == true && (sent?.rtcpPackets ?? 0) >= 2)
+        #expect(report.rtcpPackets == sent?.rtcpPackets)
+        #expect(report.datagrams == (sent?.packets ?? 0) + report.rtcpPackets)
         #expect(report.lost == 0)
         #expect(report.framesAssembled == 30)
         #expect(report.framesDecoded == 30)
@@ -81,7 +84,7 @@ struct RTPSendReceiveTests {
         #expect(report.pipeline?.video?.framesRendered == 30)
         #expect(report.pipeline?.video?.framesDropped == 0)
         #expect(report.width == 320 && report.height == 240)
-        #expect(report.endReason == "idle")
+        #expect(report.endReason == "bye")
         let quality = try Comparison.run(reference: clip, test: output, perFrame: false)
         #expect(quality.testFrames == 30)
         #expect(quality.summary.meanPSNR.y >= 30)
@@ -99,7 +102,7 @@ struct RTPSendReceiveTests {
         var sent: RTPSendReport?
         let report = try await receiving(loopbackReceiver(.opus, output: output, jitterBuffer: jitterBuffer)) { port in
             sent = try await RTPSender.run(input: tone, options: RTPSenderOptions(
-                codec: .opus, destination: UDPAddress(host: "127.0.0.1", port: port), isPaced: jitterBuffer))
+                codec: .opus, destination: UDPAddress(host: "127.0.0.1", port: port), isPaced: jitterBuffer, rtcpMux: true))
         }
         #expect(sent?.frames == 50)
         #expect(sent?.payloadType == 111)
@@ -122,7 +125,8 @@ struct RTPSendReceiveTests {
         var sent: RTPSendReport?
         let report = try await receiving(loopbackReceiver(.vp8, output: dir + "/out.y4m", key: key)) { port in
             sent = try await RTPSender.run(input: clip, options: RTPSenderOptions(
-                codec: .vp8, destination: UDPAddress(host: "127.0.0.1", port: port), bitrateKbps: 500, srtpKey: key, isPaced: false))
+                codec: .vp8, destination: UDPAddress(host: "127.0.0.1", port: port), bitrateKbps: 500, srtpKey: key, isPaced: false,
+                rtcpMux: true))
         }
         #expect(sent?.srtpProfile == profile.rawValue)
         // Each packet: the fixed header, the transport-wide sequence number extension (a 4-byte
@@ -138,10 +142,14 @@ struct RTPSendReceiveTests {
         var sent: RTPSendReport?
         let report = try await receiving(loopbackReceiver(.vp8, output: dir + "/out.y4m", key: testKey(seed: 2))) { port in
             sent = try await RTPSender.run(input: clip, options: RTPSenderOptions(
-                codec: .vp8, destination: UDPAddress(host: "127.0.0.1", port: port), srtpKey: testKey(seed: 1), isPaced: false))
+                codec: .vp8, destination: UDPAddress(host: "127.0.0.1", port: port), srtpKey: testKey(seed: 1), isPaced: false,
+                rtcpMux: true))
         }
-        #expect(report.datagrams == sent?.packets)   // no RTCP: the receiver never authenticated one, so sent none
+        // Media and the sender's SRTCP (multiplexed) all fail authentication; the receiver,
+        // never having authenticated anything, sends no RTCP back.
+        #expect(report.datagrams == (sent?.packets ?? 0) + (sent?.rtcpPackets ?? 0))
         #expect(report.srtpAuthenticationFailures == report.datagrams)
+        #expect(sent?.rtcpPacketsReceived == 0)
         #expect(report.packetsAccepted == 0)
         #expect(report.framesAssembled == 0 && report.framesDecoded == 0)
         #expect(!FileManager.default.fileExists(atPath: dir + "/out.y4m"))
@@ -156,7 +164,7 @@ struct RTPSendReceiveTests {
         var sent: RTPSendReport?
         let report = try await receiving(loopbackReceiver(.vp9, output: received)) { port in
             sent = try await RTPSender.run(input: ivf, options: RTPSenderOptions(
-                codec: .vp9, destination: UDPAddress(host: "127.0.0.1", port: port), isPaced: false))
+                codec: .vp9, destination: UDPAddress(host: "127.0.0.1", port: port), isPaced: false, rtcpMux: true))
         }
         #expect(sent?.passThrough == true)
         #expect(report.framesWritten == 30)
@@ -248,6 +256,12 @@ struct RTPSendReceiveTests {
         let text = RTPSender.sessionDescription(for: options).text
         #expect(text.contains("m=video 5004 RTP/SAVP 102\r\n"))
         #expect(text.contains("a=crypto:1 AEAD_AES_128_GCM inline:"))
+        #expect(!text.contains("a=rtcp-mux"))
+        var muxed = options
+        muxed.rtcpMux = true
+        let muxedText = RTPSender.sessionDescription(for: muxed).text
+        #expect(muxedText.contains("a=rtcp-mux\r\n"))
+        #expect(try SessionDescription(parsing: muxedText).rtcpMux && !(try SessionDescription(parsing: text).rtcpMux))
         let receiver = try RTPReceiverOptions(sessionDescription: try SessionDescription(parsing: text), output: "x.y4m")
         #expect(receiver.codec == .h264)
         #expect(receiver.effectivePayloadType == 102)

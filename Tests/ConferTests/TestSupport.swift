@@ -183,15 +183,31 @@ func waitForUDPQueueDrained(_ port: Int, timeout: Double = 10) async {
         try? await Task.sleep(for: .milliseconds(10))
     }
 }
-/// A free UDP port on 127.0.0.1, found by binding port 0 and releasing it; `evenPair` asks
-/// for an even port whose next port is free too (RTP and RTCP, as FFmpeg's SDP input wants).
+/// A free UDP port on 127.0.0.1 for a peer process (FFmpeg, GStreamer) to listen on;
+/// `evenPair` asks for an even port whose next port is free too (RTP and RTCP, as FFmpeg's
+/// SDP input wants).
+///
+/// Taken from below the kernel's ephemeral range, where a socket bound to port 0 is never
+/// put: a peer may stop listening while our sender still sends (FFmpeg stops after the
+/// frames it wants), and those datagrams must not reach a receiver another test bound to
+/// port 0 meanwhile, whose exact counts they would spoil.
 func freeUDPPort(evenPair: Bool = false) throws -> Int {
-    for _ in 0 ..< 50 {
-        let port = try bindAndRelease(0)
-        if !evenPair { return port }
-        if port % 2 == 0, port < 65_535, (try? bindAndRelease(port + 1)) != nil { return port }
+    let below = ephemeralPortRangeStart()
+    var generator = SystemRandomNumberGenerator()
+    for _ in 0 ..< 200 {
+        let port = Int.random(in: 10_000 ..< below - 1, using: &generator) & ~1
+        guard (try? bindAndRelease(port)) != nil else { continue }
+        if !evenPair || (try? bindAndRelease(port + 1)) != nil { return port }
     }
-    throw TestFailure("no free UDP port pair found")
+    throw TestFailure("no free UDP port \(evenPair ? "pair " : "")found below \(below)")
+}
+
+/// The first port of the kernel's ephemeral range (net.ipv4.ip_local_port_range), or
+/// 32768 where it cannot be read.
+private func ephemeralPortRangeStart() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8),
+          let first = text.split(whereSeparator: \.isWhitespace).first, let port = Int(first), port > 10_002 else { return 32_768 }
+    return port
 }
 
 /// Binds a UDP socket on 127.0.0.1:`port`, reads the port bound and closes it.
