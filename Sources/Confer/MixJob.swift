@@ -40,7 +40,7 @@ public struct MixOptions: Sendable {
     public var queueDepth: Int
     /// Encode keyframe-to-keyframe segments side by side, one worker thread per core, when
     /// the mix allows it (see ``MixReport/Pipeline/segmentWorkers``): an encoded output, a
-    /// keyframe interval, automatic threads, pipelined, no audio.
+    /// keyframe interval, automatic threads, pipelined.
     public var segmented: Bool
     /// Online cores, which bound the segment workers (tests replace it).
     var coresProbe: @Sendable () -> Int = { MixEncoderThreads.processorCount() }
@@ -184,9 +184,10 @@ public struct MixAudioReport: Codable, Sendable {
 /// Composites several video files into one, as a meeting host does: each output frame lays
 /// every input's latest picture out with ``VideoCompositor``, and the canvas is encoded once.
 ///
-/// With periodic keyframes and no audio, the stream is cut at its keyframes and worker
-/// threads (one per core) each compose and encode every n-th segment with a one-thread
-/// encoder, while the calling thread writes the segments in order (see ``MixSegments``).
+/// With periodic keyframes, the stream is cut at its keyframes and worker threads (one per
+/// core) each compose and encode every n-th segment with a one-thread encoder, while the
+/// calling thread writes the segments in order (see ``MixSegments``); the audio is mixed
+/// first and its speaker highlight replayed by every worker.
 /// Otherwise reading and compositing run on a second thread (``MixOptions/pipelined``),
 /// handing finished canvases from a small pool to the calling thread through a bounded
 /// queue; the calling thread encodes and writes. Either way, in steady state nothing is
@@ -203,6 +204,9 @@ public enum MixJob {
         try validate(inputs: inputs, options: options)
         let start = ContinuousClock.now
         let composer = try MixComposer(inputs: inputs, options: options)
+        let audio = options.audioInputs.isEmpty ? nil : try MixAudio(
+            inputs: options.audioInputs, output: options.audioOutput,
+            participants: inputs.indices.map { ParticipantID(UInt32($0)) }, maxDuration: options.maxDuration)
         let total = composer.expectedFrameCount
         let workerCount = MixSegments.workers(options: options, codec: try MixSink.codec(for: output, options: options),
                                               expectedFrames: total, cores: options.coresProbe())
@@ -215,12 +219,16 @@ public enum MixJob {
         var composers = [composer]
         var segments = 0
         if workerCount > 0, let codec = sink.codec {
+            // The whole audio first: it is cheap next to the video, and the workers replay its highlight.
+            let speakers = try audio.map { MixComposer.Speakers.replayed(try $0.mixAll()) } ?? .none
             let run = try runSegmented(inputs: inputs, options: options, codec: codec, workers: workerCount,
-                                       first: composer, sink: sink, total: total, progress: progress)
+                                       first: composer, speakers: speakers, sink: sink, total: total, progress: progress)
             (composers, segments, producerWait, consumerWait) = (run.composers, run.segments, run.producerWait, run.consumerWait)
         } else if pipelined {
+            if let audio { composer.speakers = .live(audio) }
             (producerWait, consumerWait) = try runPipelined(composer, sink, options: options, total: total, progress: progress)
         } else {
+            if let audio { composer.speakers = .live(audio) }
             while let frame = try composer.next() {
                 try sink.write(frame)
                 progress(sink.framesIn, total)
@@ -247,7 +255,7 @@ public enum MixJob {
             framesDropped: sink.framesDropped, keyframes: sink.keyframes, compositor: statistics,
             mediaSeconds: media, outputBytes: sink.fileBytes,
             bitrateKbps: sink.codec == nil || media == 0 ? nil : Double(sink.payloadBytes) * 8 / media / 1000,
-            audio: composer.audioReport,
+            audio: audio?.report,
             pipeline: .init(pipelined: pipelined || workerCount > 0, encoderThreads: sink.initialThreads,
                             droppedToOneThreadAtFrame: sink.droppedToOneThreadAt, queueDepth: options.queueDepth,
                             producerWaitSeconds: producerWait, consumerWaitSeconds: consumerWait,

@@ -47,20 +47,34 @@ final class MixAudio {
     /// Mixes every step that ends by `time`, so the highlight shown at `time` follows the
     /// audio heard up to then.
     func advance(to time: Timestamp, compositor: inout VideoCompositor) throws {
-        let step = AudioMixer<ParticipantID>.stepDuration
-        while !finished, Timestamp(microseconds: Int64(steps + 1) * step.microseconds) <= time {
-            try mixStep(compositor: &compositor)
+        while !finished, MixSpeakerTimeline.end(ofStep: steps) <= time {
+            if let change = try mixStep() { compositor.setSpeaking(change.speaker) }
         }
     }
 
     /// Mixes the rest of the audio and completes the mix file.
     func finish(compositor: inout VideoCompositor) throws {
-        while !finished { try mixStep(compositor: &compositor) }
+        while !finished {
+            if let change = try mixStep() { compositor.setSpeaking(change.speaker) }
+        }
         try writer?.finish()
     }
 
-    private func mixStep(compositor: inout VideoCompositor) throws {
-        if let maxSteps, steps >= maxSteps { finished = true; return }
+    /// Mixes the whole of the audio and completes the mix file, recording whom it
+    /// highlights when, for compositors that replay it (segment workers, which compose
+    /// parts of the video out of order and so cannot hear the audio as they go).
+    func mixAll() throws -> MixSpeakerTimeline {
+        var timeline = MixSpeakerTimeline()
+        while !finished {
+            if let change = try mixStep() { timeline.changes.append(change) }
+        }
+        try writer?.finish()
+        return timeline
+    }
+
+    /// Mixes one step; the highlight's change in it, if any.
+    private func mixStep() throws -> MixSpeakerTimeline.Change? {
+        if let maxSteps, steps >= maxSteps { finished = true; return nil }
         var anyRead = false
         for i in readers.indices where !ended[i] {
             if try readers[i].read(into: &buffers[i], frameCount: AudioMixer<ParticipantID>.stepFrames) {
@@ -70,8 +84,9 @@ final class MixAudio {
                 ended[i] = true
             }
         }
-        guard anyRead else { finished = true; return }
-        let time = Timestamp(microseconds: Int64(steps) * AudioMixer<ParticipantID>.stepDuration.microseconds)
+        guard anyRead else { finished = true; return nil }
+        let step = steps
+        let time = Timestamp(microseconds: Int64(step) * AudioMixer<ParticipantID>.stepDuration.microseconds)
         let result = mixer.mix(at: time)
         steps += 1
         try writer?.write(mixer.sharedMix)
@@ -79,11 +94,10 @@ final class MixAudio {
         // Highlight the active speaker while it speaks; nobody in a pause. Speaker-led
         // layouts keep showing the last speaker large either way.
         let now = result.activeSpeaker.flatMap { mixer.isSpeaking($0) ? $0 : nil }
-        if now != speaker {
-            speaker = now
-            speakerChanges += 1
-            compositor.setSpeaking(now)
-        }
+        guard now != speaker else { return nil }
+        speaker = now
+        speakerChanges += 1
+        return MixSpeakerTimeline.Change(step: step, speaker: now)
     }
 
     var report: MixAudioReport {
@@ -92,5 +106,33 @@ final class MixAudio {
                               seconds: Double(steps) * stepSeconds,
                               speakingSeconds: speakingSteps.map { Double($0) * stepSeconds },
                               speakerChanges: speakerChanges, limitedSteps: mixer.statistics.limitedSteps)
+    }
+}
+
+/// The highlight changes of a whole audio mix, step by step, replayed on compositors that
+/// compose without hearing the audio: each gets the changes a live mix would have made by
+/// the time of the frame it composes.
+struct MixSpeakerTimeline: Sendable {
+    /// The speaker (nil: nobody) highlighted from 10 ms step `step` on.
+    struct Change: Sendable, Equatable {
+        var step: Int
+        var speaker: ParticipantID?
+    }
+
+    /// The changes, in step order.
+    var changes: [Change] = []
+
+    /// When step `step` ends: a live mix has mixed it, and made its change, by then.
+    static func end(ofStep step: Int) -> Timestamp {
+        Timestamp(microseconds: Int64(step + 1) * AudioMixer<ParticipantID>.stepDuration.microseconds)
+    }
+
+    /// Applies to `compositor` the changes from index `next` on whose steps end by `time`,
+    /// moving `next` past them.
+    func apply(upTo time: Timestamp, next: inout Int, compositor: inout VideoCompositor) {
+        while next < changes.count, Self.end(ofStep: changes[next].step) <= time {
+            compositor.setSpeaking(changes[next].speaker)
+            next += 1
+        }
     }
 }

@@ -2,8 +2,9 @@ import ConferMedia
 import ConferMixer
 
 /// The reading-and-compositing half of a mix: samples every input at the output rate,
-/// feeds the compositor the picture each input shows at that moment, advances the audio
-/// mix to the same moment and composes the canvas.
+/// feeds the compositor the picture each input shows at that moment, brings the speaker
+/// highlight to the same moment (advancing the audio mix, or replaying one made before)
+/// and composes the canvas.
 ///
 /// Input `i` is ``ParticipantID`` `i`. Output frame `k` is at `k / rate`; it shows input
 /// frame `⌊k × inputRate / rate⌋` (frames are repeated or skipped as the rates differ),
@@ -22,7 +23,20 @@ final class MixComposer {
 
     private var sources: [Source]
     private var compositor: VideoCompositor
-    private var audio: MixAudio?
+    /// Where the speaker highlight comes from.
+    enum Speakers {
+        /// No audio: nobody is highlighted.
+        case none
+        /// The audio mix, advanced frame by frame as the video is composed.
+        case live(MixAudio)
+        /// A finished audio mix's highlight changes, replayed.
+        case replayed(MixSpeakerTimeline)
+    }
+
+    /// Where the speaker highlight comes from; set before the first frame.
+    var speakers = Speakers.none
+    /// The next change of a replayed timeline to apply.
+    private var nextSpeakerChange = 0
     private let frameRate: Double
     private let maxFrames: Int
     /// Output frames composed so far.
@@ -31,8 +45,8 @@ final class MixComposer {
     /// after a ``skip(to:)``).
     private(set) var nextFrameIndex = 0
 
-    /// Opens every input (video and audio) and the audio mix file, so that bad input fails
-    /// before any work starts.
+    /// Opens every video input, so that bad input fails before any work starts. The audio
+    /// (``speakers``) is the job's to open and hand in.
     init(inputs: [String], options: MixOptions) throws {
         var sources: [Source] = []
         for (i, path) in inputs.enumerated() {
@@ -51,10 +65,6 @@ final class MixComposer {
             poolCapacity: options.queueDepth + 2)
         compositor = VideoCompositor(configuration: configuration, layoutKind: options.layout.kind(participants: participants))
         for participant in participants { compositor.add(participant: participant) }
-        if !options.audioInputs.isEmpty {
-            audio = try MixAudio(inputs: options.audioInputs, output: options.audioOutput, participants: participants,
-                                 maxDuration: options.maxDuration)
-        }
     }
 
     /// Output frames the inputs will make, when their lengths are known.
@@ -71,7 +81,11 @@ final class MixComposer {
     func next() throws -> VideoFrame? {
         guard nextFrameIndex < maxFrames, try advanceInputs() else { return nil }
         let time = Self.time(ofFrame: nextFrameIndex, rate: frameRate)
-        try audio?.advance(to: time, compositor: &compositor)
+        switch speakers {
+        case .none: break
+        case .live(let audio): try audio.advance(to: time, compositor: &compositor)
+        case .replayed(let timeline): timeline.apply(upTo: time, next: &nextSpeakerChange, compositor: &compositor)
+        }
         nextFrameIndex += 1
         framesComposed += 1
         return compositor.compose(at: time)
@@ -80,10 +94,11 @@ final class MixComposer {
     /// Moves on to output frame `index` without composing the frames before it: every input
     /// is read up to that moment and the compositor holds what each would show, so the next
     /// ``next()`` composes exactly the canvas a composer that made every frame would. False
-    /// when the output ends before `index`. Not for a mix with audio, whose speaking state
+    /// when the output ends before `index`. Not while the audio is mixed live: a replayed
+    /// highlight is brought to `index`'s moment with the frame.
     /// needs every step.
     func skip(to index: Int) throws -> Bool {
-        precondition(audio == nil, "a mix with audio cannot skip frames")
+        if case .live = speakers { preconditionFailure("a mix whose audio is mixed as it goes cannot skip frames") }
         while nextFrameIndex < index {
             guard nextFrameIndex < maxFrames, try advanceInputs() else { return false }
             nextFrameIndex += 1
@@ -123,9 +138,9 @@ final class MixComposer {
         Timestamp(microseconds: Int64((Double(index) * 1_000_000 / rate).rounded()))
     }
 
-    /// Mixes the audio that outlasts the video.
+    /// Mixes the audio that outlasts the video (live audio only; a replayed mix is finished).
     func finishAudio() throws {
-        try audio?.finish(compositor: &compositor)
+        if case .live(let audio) = speakers { try audio.finish(compositor: &compositor) }
     }
 
     var compositorStatistics: VideoCompositor.Statistics { compositor.statistics }
@@ -142,5 +157,4 @@ final class MixComposer {
         }
     }
 
-    var audioReport: MixAudioReport? { audio?.report }
 }

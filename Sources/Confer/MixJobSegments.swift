@@ -17,6 +17,10 @@ import ConferMedia
 /// stream a single encoder with the same keyframe interval would make, but for rate
 /// control restarting at each keyframe.
 ///
+/// With audio, the whole audio mix is made first (it costs little next to the video) and
+/// every worker replays its speaker highlight, which drives the highlight border and the
+/// speaker-led layouts, frame by frame as a live mix would have set it.
+///
 /// Worker `w` of `W` takes segments `w`, `w + W`, `w + 2W`…: its composer reads every input
 /// once, front to back, skipping (reading without composing) the frames of the others'
 /// segments. For compressed inputs that means each input is decoded once per worker; for
@@ -25,12 +29,11 @@ import ConferMedia
 enum MixSegments {
     /// Workers for a mix, or 0 when the mix should be one stream: segments need an encoded
     /// output, a keyframe interval, an automatic thread count (an explicit `--threads` asks
-    /// for one encoder with that many), the pipelined mode, no audio (the speaking detector
-    /// needs every step in order, and drives the layout), and at least two segments and
+    /// for one encoder with that many), the pipelined mode, and at least two segments and
     /// two cores.
     static func workers(options: MixOptions, codec: Codec?, expectedFrames: Int?, cores: Int) -> Int {
         guard options.segmented, options.pipelined, codec != nil, options.threads == nil,
-              options.keyframeInterval > 0, options.audioInputs.isEmpty else { return 0 }
+              options.keyframeInterval > 0 else { return 0 }
         var workers = min(cores, maximumWorkers)
         if let expectedFrames {
             let segments = (expectedFrames + options.keyframeInterval - 1) / options.keyframeInterval
@@ -246,9 +249,10 @@ extension MixJob {
 
     /// Composes and encodes on `workers` worker threads (`first` is the first worker's
     /// composer; the others open the inputs here, so bad input fails before any work
-    /// starts), writing their segments in order to `sink` on this thread.
+    /// starts), each highlighting `speakers`, writing their segments in order to `sink` on
+    /// this thread.
     static func runSegmented(inputs: [String], options: MixOptions, codec: Codec, workers count: Int,
-                             first: MixComposer, sink: MixSink, total: Int?,
+                             first: MixComposer, speakers: MixComposer.Speakers, sink: MixSink, total: Int?,
                              progress: (Int, Int?) -> Void) throws -> SegmentedRun {
         var settings = sink.encoderSettings
         settings.threads = 1
@@ -256,6 +260,7 @@ extension MixJob {
         settings.keyframeInterval = 0
         var composers = [first]
         for _ in 1..<count { composers.append(try MixComposer(inputs: inputs, options: options)) }
+        for composer in composers { composer.speakers = speakers }
         let board = MixSegmentBoard(workers: count)
         let workers = composers.enumerated().map { worker, composer in
             MixSegmentWorker(composer: composer, board: board, worker: worker, workers: count,

@@ -74,8 +74,8 @@ struct MixCommand: ParsableCommand {
     @Option(help: "Composed frames that may wait for the encoder.")
     var queueDepth = 3
     @Flag(inversion: .prefixedNo, help: """
-        Encode keyframe-to-keyframe segments side by side, a worker per core (when the output is encoded, \
-        threads are automatic and there is no --audio).
+        Encode keyframe-to-keyframe segments side by side, a worker per core (when the output is encoded \
+        and threads are automatic; with --audio, the audio is mixed first).
         """)
     var segments = true
     @OptionGroup var outputOptions: OutputOptions

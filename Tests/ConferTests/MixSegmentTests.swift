@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import Confer
 import ConferMedia
+import ConferMixer
 
 /// Segment-parallel mixes: the stream cut at its keyframes, segments composed and encoded
 /// by several workers, written in order.
@@ -15,6 +16,17 @@ import ConferMedia
         var options = MixOptions(width: 320, height: 180, codec: codec, bitrateKbps: 250, keyframeInterval: keyframeInterval)
         options.coresProbe = { cores }
         return options
+    }
+
+    /// Every canvas `composer` makes, copied off its pool.
+    func canvases(of composer: MixComposer) throws -> [VideoFrame] {
+        var frames: [VideoFrame] = []
+        while let canvas = try composer.next() {
+            let copy = MutableVideoFrame(layout: canvas.layout, timestamp: canvas.timestamp)
+            copy.copyPixels(from: canvas)
+            frames.append(copy.finish())
+        }
+        return frames
     }
 
     /// The frames of an encoded file that are keyframes, by index.
@@ -127,13 +139,7 @@ import ConferMedia
         inputs.append(try dir.clip("short.y4m", index: 2, frames: 6, width: 160, height: 90))
         inputs.append(try dir.clip("slow.y4m", index: 3, frames: 20, width: 160, height: 90, fps: 15))
         let options = MixOptions(width: 320, height: 180, placeholderTimeout: .milliseconds(300))
-        let whole = try MixComposer(inputs: inputs, options: options)
-        var reference: [VideoFrame] = []
-        while let canvas = try whole.next() {
-            let copy = MutableVideoFrame(layout: canvas.layout, timestamp: canvas.timestamp)
-            copy.copyPixels(from: canvas)
-            reference.append(copy.finish())
-        }
+        let reference = try canvases(of: try MixComposer(inputs: inputs, options: options))
         #expect(reference.count == 40)
         for start in [1, 5, 13, 17, 30, 39] {
             let skipping = try MixComposer(inputs: inputs, options: options)
@@ -147,6 +153,62 @@ import ConferMedia
         let past = try MixComposer(inputs: inputs, options: options)
         #expect(try !past.skip(to: 41))
         #expect(try past.next() == nil)
+    }
+
+    /// The speaker layout driven by a replayed audio mix: a composer that skipped to any
+    /// frame draws what one hearing the audio as it went drew, through the speaker switch.
+    @Test func replayedSpeakersComposeTheSameCanvases() throws {
+        let dir = try TemporaryDirectory("mix-replay")
+        let videos = try (0..<2).map { try dir.clip("in\($0).y4m", index: $0, frames: 90, width: 160, height: 90) }
+        let tones = try MixJobTests().twoTurns(dir)
+        let options = MixOptions(layout: .speaker, width: 320, height: 180, audioInputs: tones)
+        let participants = [ParticipantID(0), ParticipantID(1)]
+        func audio() throws -> MixAudio {
+            try MixAudio(inputs: tones, output: nil, participants: participants, maxDuration: nil)
+        }
+        let live = try MixComposer(inputs: videos, options: options)
+        live.speakers = .live(try audio())
+        let reference = try canvases(of: live)
+        #expect(reference.count == 90)
+        let timeline = try audio().mixAll()
+        #expect(timeline.changes.count >= 2 && timeline.changes.first?.speaker == participants[0])
+        // The frame that first shows the switch to participant 1, and those around it.
+        let switchFrame = try #require(timeline.changes.first { $0.speaker == participants[1] }).step * 10 / 33 + 1
+        for start in [0, 1, 20, switchFrame - 1, switchFrame, switchFrame + 1, 89] {
+            let replaying = try MixComposer(inputs: videos, options: options)
+            replaying.speakers = .replayed(timeline)
+            #expect(try replaying.skip(to: start))
+            let canvas = try #require(try replaying.next())
+            let errors = try QualityMetrics.sumSquaredErrors(reference[start], canvas)
+            #expect(errors.y == 0 && errors.u == 0 && errors.v == 0, "frame \(start)")
+        }
+        // The speaker layout changed between the first frame and the last.
+        #expect(try QualityMetrics.sumSquaredErrors(reference[20], reference[89]).y > 0)
+    }
+
+    /// With audio, the mix file and the speaking figures are those of a mix made in one piece.
+    @Test func segmentsWithAudioWriteTheSameMix() throws {
+        let dir = try TemporaryDirectory("mix-segments-audio")
+        let videos = try (0..<2).map { try dir.clip("in\($0).y4m", index: $0, frames: 90, width: 160, height: 90) }
+        let tones = try MixJobTests().twoTurns(dir)
+        func mix(segmented: Bool) throws -> (MixReport, [UInt8]) {
+            var options = options(keyframeInterval: 30, cores: 2)
+            options.layout = .speaker
+            options.audioInputs = tones
+            options.audioOutput = dir.file("mix-\(segmented).wav")
+            options.segmented = segmented
+            if !segmented { options.threads = 1 }
+            let report = try MixJob.run(inputs: videos, output: dir.file("out-\(segmented).ivf"), options: options)
+            return (report, Array(try Data(contentsOf: URL(fileURLWithPath: dir.file("mix-\(segmented).wav")))))
+        }
+        let (parallel, parallelMix) = try mix(segmented: true)
+        let (whole, wholeMix) = try mix(segmented: false)
+        #expect(parallel.pipeline.segmentWorkers == 2 && parallel.pipeline.segments == 3)
+        #expect(whole.pipeline.segmentWorkers == 0)
+        #expect(parallelMix == wholeMix && parallelMix.count > 3 * 96_000)
+        #expect(parallel.audio?.speakerChanges == whole.audio?.speakerChanges)
+        #expect(parallel.audio?.speakingSeconds == whole.audio?.speakingSeconds)
+        #expect(parallel.framesWritten == 90 && parallel.compositor.layoutChanges == whole.compositor.layoutChanges)
     }
 
     @Test func aBadInputStopsEveryWorkerWithItsError() throws {
@@ -178,7 +240,7 @@ import ConferMedia
         #expect(workers(cores: 1) == 0)
         #expect(workers { $0.threads = 2 } == 0)
         #expect(workers { $0.keyframeInterval = 0 } == 0)
-        #expect(workers { $0.audioInputs = ["a.wav"] } == 0)
+        #expect(workers { $0.audioInputs = ["a.wav"] } == 2)
         #expect(workers { $0.pipelined = false } == 0)
         #expect(workers { $0.segmented = false } == 0)
     }
