@@ -224,16 +224,18 @@ public enum MixJob {
             let run = try runSegmented(inputs: inputs, options: options, codec: codec, workers: workerCount,
                                        first: composer, speakers: speakers, sink: sink, total: total, progress: progress)
             (composers, segments, producerWait, consumerWait) = (run.composers, run.segments, run.producerWait, run.consumerWait)
-        } else if pipelined {
-            if let audio { composer.speakers = .live(audio) }
-            (producerWait, consumerWait) = try runPipelined(composer, sink, options: options, total: total, progress: progress)
         } else {
+            // One stream: the audio is mixed as the video goes, frame by frame.
             if let audio { composer.speakers = .live(audio) }
-            while let frame = try composer.next() {
-                try sink.write(frame)
-                progress(sink.framesIn, total)
+            if pipelined {
+                (producerWait, consumerWait) = try runPipelined(composer, sink, options: options, total: total, progress: progress)
+            } else {
+                while let frame = try composer.next() {
+                    try sink.write(frame)
+                    progress(sink.framesIn, total)
+                }
+                try composer.finishAudio()
             }
-            try composer.finishAudio()
         }
         try sink.finish()
 

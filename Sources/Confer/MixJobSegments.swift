@@ -11,8 +11,9 @@ import ConferMedia
 /// cores fully. They split a frame's macroblock rows, but the loop filter (and, at the speed
 /// it settles on for `cpu-used 8` on this machine, the search for the filter's level, which
 /// filters the whole frame several times) runs on one thread while the other waits for the
-/// filtered frame to predict from: measured, one encoder with two threads does 1.35–1.4 × the
-/// frames of one thread, two one-thread encoders side by side 2 ×. A segment starts with a
+/// filtered frame to predict from: measured (`Benchmarks/peers/vp8-threads.sh`), one encoder
+/// with two threads does 1.3 × the frames of one thread, two one-thread encoders side by
+/// side 1.9–2 ×. A segment starts with a
 /// keyframe, which is where the stream was going to have one anyway, so the output is the
 /// stream a single encoder with the same keyframe interval would make, but for rate
 /// control restarting at each keyframe.
