@@ -94,9 +94,8 @@ final class MixComposer {
     /// Moves on to output frame `index` without composing the frames before it: every input
     /// is read up to that moment and the compositor holds what each would show, so the next
     /// ``next()`` composes exactly the canvas a composer that made every frame would. False
-    /// when the output ends before `index`. Not while the audio is mixed live: a replayed
-    /// highlight is brought to `index`'s moment with the frame.
-    /// needs every step.
+    /// when the output ends before `index`. Not while the audio is mixed live, which needs
+    /// every step; a replayed highlight is brought to `index`'s moment with the frame.
     func skip(to index: Int) throws -> Bool {
         if case .live = speakers { preconditionFailure("a mix whose audio is mixed as it goes cannot skip frames") }
         while nextFrameIndex < index {
@@ -156,5 +155,4 @@ final class MixComposer {
                                    frameRate: source.frameRate, framesRead: source.framesRead)
         }
     }
-
 }
