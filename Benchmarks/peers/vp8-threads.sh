@@ -10,7 +10,7 @@
 # from one libvpx VP8 stream here (FFmpeg and GStreamer included).
 #
 #   Benchmarks/peers/vp8-threads.sh
-# Needs: gcc, libvpx-dev, ffmpeg (to make the clips), and the mix benchmark's inputs
+# Needs: a C compiler (gcc or the toolchain's clang), libvpx-dev, ffmpeg (to make the clips), and the mix benchmark's inputs
 # (Benchmarks/peers/mix.sh makes them; this script makes them too if missing).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -68,7 +68,9 @@ int main(int argc, char **argv) {
   return 0;
 }
 C
-gcc -O2 "$work/vp8-threads.c" -o "$work/vp8-threads" -lvpx
+# Any C compiler: gcc where installed, else the clang that comes with the Swift toolchain.
+cc=${CC:-$(command -v gcc || command -v clang)}
+"$cc" -O2 "$work/vp8-threads.c" -o "$work/vp8-threads" -lvpx
 one=$("$work/vp8-threads" "$grid" 1)
 two=$("$work/vp8-threads" "$grid" 2)
 pair=$( { "$work/vp8-threads" "$grid" 1 & "$work/vp8-threads" "$grid" 1 & wait; } | sort -n | tail -1)

@@ -57,7 +57,7 @@ final class MixSink {
         threadWatch = automatic && initialThreads > 1 ? MixEncoderThreads(probe: options.runningTasksProbe, realTime: options.realTimeProbe()) : nil
         encoder = encodes ? try codec.map { try AnyVideoEncoder(codec: $0, settings: settings) } : nil
         encoded = EncodedFrame(codec: codec ?? .vp8)
-        encoded.data.reserveCapacity(bitrate / 8)
+        if encoder != nil { encoded.data.reserveCapacity(bitrate / 8) }
 
         guard let path else {
             bytes = nil
@@ -82,21 +82,7 @@ final class MixSink {
     /// The codec a mix into `path` encodes with (nil: raw pictures): `options.codec`, or the
     /// container's natural one. Throws when the two do not fit.
     static func codec(for path: String?, options: MixOptions) throws -> Codec? {
-        var codec = options.codec
-        if let path {
-            switch fileExtension(path) {
-            case "y4m":
-                guard codec == nil else { throw JobError("\(path) is raw video; drop --codec or write .ivf (vp8, vp9) or .h264") }
-            case "ivf":
-                codec = codec ?? .vp8
-                guard codec == .vp8 || codec == .vp9 else { throw JobError("IVF holds VP8 or VP9; write \(codec!) to .h264 instead") }
-            case "h264", "264":
-                codec = codec ?? .h264
-                guard codec == .h264 else { throw JobError(".h264 holds H.264; write \(codec!) to .ivf instead") }
-            default:
-                throw JobError("cannot write video to '\(path)': use .y4m (raw), .ivf (VP8/VP9) or .h264 (H.264)")
-            }
-        }
+        let codec = try path.map { try VideoFileWriter.codec(forPath: $0, requested: options.codec) } ?? options.codec
         if codec == .opus { throw JobError("opus is an audio codec; mix video as vp8, vp9 or h264") }
         return codec
     }

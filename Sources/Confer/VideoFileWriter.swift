@@ -41,20 +41,7 @@ public final class VideoFileWriter {
     /// (VP8/VP9 in `.ivf`, H.264 in `.h264`).
     public init(path: String, codec requested: Codec?, settings: VideoEncoderSettings) throws {
         let ext = fileExtension(path)
-        let codec: Codec?
-        switch ext {
-        case "y4m":
-            guard requested == nil else { throw JobError("\(path) is raw video; drop --codec or write .ivf (vp8, vp9) or .h264") }
-            codec = nil
-        case "ivf":
-            codec = requested ?? .vp8
-            guard codec == .vp8 || codec == .vp9 else { throw JobError("IVF holds VP8 or VP9; write \(requested!) to .h264 instead") }
-        case "h264", "264":
-            codec = requested ?? .h264
-            guard codec == .h264 else { throw JobError(".h264 holds H.264; write \(requested!) to .ivf instead") }
-        default:
-            throw JobError("cannot write video to '\(path)': use .y4m (raw), .ivf (VP8/VP9) or .h264 (H.264)")
-        }
+        let codec = try Self.codec(forPath: path, requested: requested)
         self.codec = codec
         bytesSink = try FileByteSink(path: path)
         let rate = Self.rational(settings.frameRate)
@@ -118,6 +105,26 @@ public final class VideoFileWriter {
     static func rational(_ fps: Double) -> (Int, Int) {
         if abs(fps - fps.rounded()) < 1e-6 { return (Int(fps.rounded()), 1) }
         return (Int((fps * 1001).rounded()), 1001)
+    }
+
+    /// The codec a video file at `path` holds: `requested`, or the container's natural one
+    /// (nil for raw `.y4m`). Throws when the two do not fit or the extension is not a video file's.
+    static func codec(forPath path: String, requested: Codec?) throws -> Codec? {
+        switch fileExtension(path) {
+        case "y4m":
+            guard requested == nil else { throw JobError("\(path) is raw video; drop --codec or write .ivf (vp8, vp9) or .h264") }
+            return nil
+        case "ivf":
+            let codec = requested ?? .vp8
+            guard codec == .vp8 || codec == .vp9 else { throw JobError("IVF holds VP8 or VP9; write \(codec) to .h264 instead") }
+            return codec
+        case "h264", "264":
+            let codec = requested ?? .h264
+            guard codec == .h264 else { throw JobError(".h264 holds H.264; write \(codec) to .ivf instead") }
+            return codec
+        default:
+            throw JobError("cannot write video to '\(path)': use .y4m (raw), .ivf (VP8/VP9) or .h264 (H.264)")
+        }
     }
 
     /// An IVF header for constant-rate `codec` video at `fps`: one tick per frame where the
