@@ -1,16 +1,20 @@
 // swift-tools-version: 6.1
 // Confer: a real-time media engine for video meetings.
 //
-// Layers (imports point down only):
-//   ConferCLI (the `confer` command)
-//   Confer            — jobs and pipelines
-//   ConferMixer       — video compositor, audio mixer;  ConferRender — frame pacer
-//   ConferJitter      — jitter buffers, loss recovery;  ConferCongestion — bandwidth estimation
-//   ConferNet         — UDP (SwiftNIO), SDP
-//   ConferRTP, ConferSRTP
-//   ConferCodecs      — Opus, VP8, VP9, H.264
-//   ConferMedia       — frames, pools, clocks, file formats, scaling, metrics
-//   CShims/*          — one module map per system library, helpers only where Swift cannot call
+// Modules, imports pointing down only; each target's dependencies below are exactly what its
+// sources import (Scripts/check-imports keeps that true):
+//   ConferCLI         — the `confer` command, one file per command
+//   ConferJobs        — file jobs: transcode, mix, render, snapshot, generate, compare; media files in and out
+//   ConferSimulation  — virtual-time runs: `confer simulate`, `confer meeting`
+//   ConferLive        — pipelines behind real UDP sockets on the wall clock: `confer send`, `confer receive`
+//   Confer            — the pipelines: Send/, Receive/, Host/ (synchronous, time-driven, no I/O)
+//   ConferMixer (compositor, audio mixer)  ConferRender (frame pacer)  ConferJitter (jitter buffers,
+//   loss recovery)  ConferCongestion (bandwidth estimation)  ConferNet (UDP, SDP, network model)
+//   ConferRTP         — packets, RTCP, a folder per payload format, the packetizer, RTX history, demux
+//   ConferSRTP        — libsrtp sessions and keys
+//   ConferCodecs      — Opus, VP8, VP9, H.264, and the files that need them to be read (Ogg Opus, probe)
+//   ConferMedia       — frames, pools, clocks, containers, scaling, metrics
+//   CShims/*          — one module map per system library
 import PackageDescription
 
 /// A system library wrapped by one module map under `CShims/`.
@@ -28,6 +32,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Confer", targets: ["Confer"]),
+        .library(name: "ConferJobs", targets: ["ConferJobs"]),
+        .library(name: "ConferSimulation", targets: ["ConferSimulation"]),
+        .library(name: "ConferLive", targets: ["ConferLive"]),
         .library(name: "ConferMedia", targets: ["ConferMedia"]),
         .library(name: "ConferCodecs", targets: ["ConferCodecs"]),
         .library(name: "ConferRTP", targets: ["ConferRTP"]),
@@ -54,37 +61,44 @@ let package = Package(
         shim("CSpeexDSP", pkgConfig: "speexdsp", apt: ["libspeexdsp-dev"]),
         shim("CPNG", pkgConfig: "libpng", apt: ["libpng-dev"]),
 
-        .target(name: "ConferMedia", dependencies: ["CYUV", "CSpeexDSP", "COpus", "CPNG"], swiftSettings: strict),
+        .target(name: "ConferMedia", dependencies: ["CYUV", "CSpeexDSP", "CPNG"], swiftSettings: strict),
         .target(name: "ConferCodecs", dependencies: ["ConferMedia", "COpus", "CVPX", "CX264", "CAVCodec"], swiftSettings: strict),
-        .target(name: "ConferRTP", dependencies: ["ConferMedia", "ConferCodecs"], swiftSettings: strict),
+        .target(name: "ConferRTP", dependencies: ["ConferMedia"], swiftSettings: strict),
         .target(name: "ConferSRTP", dependencies: ["CSRTP"], swiftSettings: strict),
         .target(
             name: "ConferNet",
-            dependencies: ["ConferMedia", "ConferRTP", "ConferSRTP",
-                           .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: ["ConferMedia", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict
         ),
         .target(name: "ConferMixer", dependencies: ["ConferMedia"], swiftSettings: strict),
         .target(name: "ConferJitter", dependencies: ["ConferMedia", "ConferCodecs", "ConferRTP"], swiftSettings: strict),
         .target(name: "ConferCongestion", dependencies: ["ConferMedia", "ConferRTP"], swiftSettings: strict),
         .target(name: "ConferRender", dependencies: ["ConferMedia"], swiftSettings: strict),
-        .target(name: "Confer", dependencies: ["ConferMedia", "ConferCodecs", "ConferRTP", "ConferSRTP", "ConferNet", "ConferMixer", "ConferRender",
-                                                 "ConferJitter", "ConferCongestion"], swiftSettings: strict),
+        .target(name: "Confer", dependencies: ["ConferMedia", "ConferCodecs", "ConferRTP", "ConferSRTP", "ConferMixer", "ConferJitter",
+                                                 "ConferCongestion"], swiftSettings: strict),
+        .target(name: "ConferJobs", dependencies: ["ConferMedia", "ConferCodecs", "ConferMixer", "ConferRender"], swiftSettings: strict),
+        .target(name: "ConferSimulation", dependencies: ["Confer", "ConferJobs", "ConferMedia", "ConferCodecs", "ConferRTP", "ConferSRTP",
+                                                           "ConferNet", "ConferMixer", "ConferJitter", "ConferRender"], swiftSettings: strict),
+        .target(name: "ConferLive", dependencies: ["Confer", "ConferJobs", "ConferMedia", "ConferCodecs", "ConferRTP", "ConferSRTP",
+                                                     "ConferNet", "ConferJitter"], swiftSettings: strict),
         .executableTarget(
             name: "ConferCLI",
-            dependencies: ["Confer", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["Confer", "ConferJobs", "ConferSimulation", "ConferLive", "ConferMedia", "ConferCodecs", "ConferSRTP", "ConferNet",
+                           "ConferMixer", "ConferRender", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict
         ),
 
-        .testTarget(name: "ConferMediaTests", dependencies: ["ConferMedia"], swiftSettings: strict),
-        .testTarget(name: "ConferCodecsTests", dependencies: ["ConferCodecs"], swiftSettings: strict),
-        .testTarget(name: "ConferRTPTests", dependencies: ["ConferRTP"], swiftSettings: strict),
+        .testTarget(name: "ConferMediaTests", dependencies: ["ConferMedia", "ConferCodecs"], swiftSettings: strict),
+        .testTarget(name: "ConferCodecsTests", dependencies: ["ConferCodecs", "ConferMedia"], swiftSettings: strict),
+        .testTarget(name: "ConferRTPTests", dependencies: ["ConferRTP", "ConferMedia"], swiftSettings: strict),
         .testTarget(name: "ConferSRTPTests", dependencies: ["ConferSRTP"], swiftSettings: strict),
         .testTarget(name: "ConferJitterTests", dependencies: ["ConferJitter", "ConferRTP", "ConferCodecs", "ConferMedia"], swiftSettings: strict),
-        .testTarget(name: "ConferCongestionTests", dependencies: ["ConferCongestion"], swiftSettings: strict),
-        .testTarget(name: "ConferMixerTests", dependencies: ["ConferMixer"], swiftSettings: strict),
-        .testTarget(name: "ConferRenderTests", dependencies: ["ConferRender"], swiftSettings: strict),
-        .testTarget(name: "ConferNetTests", dependencies: ["ConferNet"], swiftSettings: strict),
-        .testTarget(name: "ConferTests", dependencies: ["Confer", "ConferCLI"], swiftSettings: strict),
+        .testTarget(name: "ConferCongestionTests", dependencies: ["ConferCongestion", "ConferRTP", "ConferMedia"], swiftSettings: strict),
+        .testTarget(name: "ConferMixerTests", dependencies: ["ConferMixer", "ConferMedia"], swiftSettings: strict),
+        .testTarget(name: "ConferRenderTests", dependencies: ["ConferRender", "ConferMedia"], swiftSettings: strict),
+        .testTarget(name: "ConferNetTests", dependencies: ["ConferNet", "ConferMedia"], swiftSettings: strict),
+        .testTarget(name: "ConferTests", dependencies: ["Confer", "ConferJobs", "ConferSimulation", "ConferLive", "ConferCLI", "ConferMedia",
+                                                        "ConferCodecs", "ConferRTP", "ConferSRTP", "ConferNet", "ConferMixer", "ConferJitter",
+                                                        "ConferRender"], swiftSettings: strict),
     ]
 )

@@ -64,7 +64,7 @@ public enum FuzzMeeting {
                 bytes.withUnsafeBytes { host.receive($0, from: ParticipantID(1), at: now) }
             }
             for bytes in down {
-                let route = bytes.withUnsafeBytes { MeetingDatagramRoute(classifying: $0) }
+                let route = bytes.withUnsafeBytes { RTPDatagramRoute(classifying: $0) }
                 if route == .media, bytes.count > 1, bytes[1] & 0x7F == 96 {
                     videoPacketsDown += 1
                     // Losing every fourth composite packet, the first keyframe among them,

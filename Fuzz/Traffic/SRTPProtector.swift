@@ -32,7 +32,7 @@ public final class SRTPProtector {
 /// Checks what a pipeline sends: everything must authenticate with the key of its
 /// direction and parse as RTP or as a whole RTCP compound, within `maximumSize` bytes.
 ///
-/// In a star meeting one transport carries two directions' keys (``MeetingDatagramRoute``):
+/// In a star meeting one transport carries two directions' keys (``RTPDatagramRoute``):
 /// RTP and sender reports are media of the sender (`mediaKey`), other RTCP is feedback
 /// about the peer's media (`feedbackKey`).
 public final class SentDatagramChecker {
@@ -64,7 +64,7 @@ public final class SentDatagramChecker {
         require(!isClosed, "sent a datagram to a participant that was removed")
         require(datagram.count <= maximumSize, "sent \(datagram.count) bytes, more than \(maximumSize)")
         require(datagram.count >= 8, "sent a datagram of \(datagram.count) bytes")
-        let route = MeetingDatagramRoute(classifying: datagram)
+        let route = RTPDatagramRoute(classifying: datagram)
         let session = switch route {
         case .media: mediaRTP
         case .senderReport: mediaRTCP

@@ -2,6 +2,7 @@ public import ArgumentParser
 import Confer
 import ConferMedia
 import ConferCodecs
+import ConferJobs
 
 extension Codec: ExpressibleByArgument {}
 extension VideoPattern: ExpressibleByArgument {}

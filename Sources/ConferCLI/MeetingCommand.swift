@@ -3,6 +3,9 @@ import Foundation
 import Confer
 import ConferMedia
 import ConferNet
+import ConferMixer
+import ConferJobs
+import ConferSimulation
 
 struct MeetingCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

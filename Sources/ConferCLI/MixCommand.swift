@@ -1,6 +1,7 @@
 import ArgumentParser
 import Confer
 import ConferMedia
+import ConferJobs
 
 /// The codec `confer mix` encodes with, or raw pictures.
 enum MixCodec: String, ExpressibleByArgument, CaseIterable {

@@ -4,6 +4,7 @@ import Confer
 import ConferMedia
 import ConferNet
 import ConferSRTP
+import ConferLive
 
 struct ReceiveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -70,17 +71,17 @@ struct ReceiveCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var options: RTPReceiverOptions
+        var options: LiveReceiverOptions
         if let sdp {
             let text: String
             do { text = try String(contentsOfFile: sdp, encoding: .utf8) } catch { throw ValidationError("cannot read \(sdp): \(error)") }
             let description = try SessionDescription(parsing: text)
             let address = listen.flatMap(UDPAddress.init(parsing:))
-            options = try RTPReceiverOptions(sessionDescription: description, output: output, host: address?.host ?? "0.0.0.0")
+            options = try LiveReceiverOptions(sessionDescription: description, output: output, host: address?.host ?? "0.0.0.0")
             if let address { options.listen = address }
             if let codec { options.codec = codec }
         } else {
-            options = RTPReceiverOptions(listen: UDPAddress(parsing: listen!)!, codec: codec!, output: output)
+            options = LiveReceiverOptions(listen: UDPAddress(parsing: listen!)!, codec: codec!, output: output)
         }
         if let payloadType { options.payloadType = UInt8(payloadType) }
         if let srtp {
@@ -98,7 +99,7 @@ struct ReceiveCommand: AsyncParsableCommand {
         let chosen = options
         // Ctrl-C ends reception the way the idle timeout does, so the file is still completed.
         let reception = Task {
-            try await RTPReceiver.run(options: chosen) { port in
+            try await LiveReceiver.run(options: chosen) { port in
                 if !quiet { printError("receive: listening on \(UDPAddress(host: chosen.listen.host, port: port))") }
             }
         }
@@ -112,7 +113,7 @@ struct ReceiveCommand: AsyncParsableCommand {
     }
 }
 
-extension RTPReceiveReport: CommandReport {
+extension LiveReceiveReport: CommandReport {
     var humanSummary: [String] {
         var lines = ["\(listen) → \(output): \(codec), payload type \(payloadType)" + (srtpProfile.map { ", SRTP \($0)" } ?? "")
                      + ", ended by \(endReason) after \(fixed(wallSeconds, 2)) s"]

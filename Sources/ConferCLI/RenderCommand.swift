@@ -2,6 +2,7 @@ import Foundation
 import ArgumentParser
 import Confer
 import ConferRender
+import ConferJobs
 
 struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

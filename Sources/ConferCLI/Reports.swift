@@ -1,5 +1,7 @@
 import Confer
 import ConferMedia
+import ConferJobs
+import ConferCodecs
 
 extension TranscodeReport: CommandReport {
     var humanSummary: [String] {

@@ -3,6 +3,7 @@ import Confer
 import ConferMedia
 import ConferNet
 import ConferSRTP
+import ConferLive
 
 struct SendCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -68,18 +69,18 @@ struct SendCommand: AsyncParsableCommand {
         let key = try srtp.map { text in
             do { return try SRTPMasterKey(commandLineForm: text) } catch { throw ValidationError("--srtp: \(error)") }
         }
-        let options = RTPSenderOptions(
+        let options = LiveSenderOptions(
             codec: codec, destination: UDPAddress(parsing: destination)!, payloadType: payloadType.map { UInt8($0) }, ssrc: ssrc,
             mtu: mtu, bitrateKbps: bitrate, srtpKey: key, sdpPath: sdp, loops: loop, maxDuration: duration,
             sendsRTCP: !noRtcp, packetSpread: .seconds(spreadMs / 1000), keyframeIntervalSeconds: keyframeInterval, linger: linger, rtcpMux: rtcpMux)
         let progress = outputOptions.progress("send")
-        let report = try await RTPSender.run(input: input, options: options) { progress.update($0, of: nil) }
+        let report = try await LiveSender.run(input: input, options: options) { progress.update($0, of: nil) }
         progress.finish()
         try outputOptions.emit(report)
     }
 }
 
-extension RTPSendReport: CommandReport {
+extension LiveSendReport: CommandReport {
     var humanSummary: [String] {
         var lines = ["\(input) → \(destination): \(codec), payload type \(payloadType), SSRC \(ssrc)"
                      + (srtpProfile.map { ", SRTP \($0)" } ?? "") + (passThrough ? ", sent as stored" : "")]

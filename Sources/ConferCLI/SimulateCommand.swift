@@ -3,6 +3,7 @@ import Foundation
 import Confer
 import ConferMedia
 import ConferNet
+import ConferSimulation
 
 struct SimulateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

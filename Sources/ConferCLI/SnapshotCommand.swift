@@ -1,5 +1,6 @@
 import ArgumentParser
 import Confer
+import ConferJobs
 
 struct SnapshotCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

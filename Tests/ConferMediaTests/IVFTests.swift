@@ -1,5 +1,6 @@
 import Testing
 @testable import ConferMedia
+import ConferCodecs
 
 @Suite struct IVFTests {
     static let vp8Key: [UInt8] = [0x10, 0x02, 0x00, 0x9D, 0x01, 0x2A, 0x40, 0x01, 0xF0, 0x00]

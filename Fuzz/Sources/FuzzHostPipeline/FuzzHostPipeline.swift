@@ -174,7 +174,7 @@ final class HostRun {
     func protect(_ bytes: [UInt8], for destination: Int) -> [UInt8] {
         guard destination < slots.count else { return bytes }
         let seat = slots[destination]
-        let route = bytes.withUnsafeBytes { MeetingDatagramRoute(classifying: $0) }
+        let route = bytes.withUnsafeBytes { RTPDatagramRoute(classifying: $0) }
         let protector = route.isForReceiveSide ? seat.uplinkProtector : seat.downlinkProtector
         return protector?.protect(bytes) ?? bytes
     }

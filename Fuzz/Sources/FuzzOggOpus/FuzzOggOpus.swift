@@ -1,5 +1,6 @@
 import FuzzSupport
 import ConferMedia
+import ConferCodecs
 
 /// Feeds arbitrary bytes to the Ogg Opus reader (page scan, libopusfile, error mapping).
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -1,0 +1,386 @@
+public import ConferMedia
+public import ConferMixer
+import ConferCodecs
+import ConferRTP
+
+/// The compositing host of a star meeting: N participants in, one composite video and one
+/// mix-minus audio stream out to each.
+///
+/// ```
+/// participant k ─► ReceivePipeline k ─► picture ─► VideoCompositor ─┐  (at the output rate)
+///                                    └► 10 ms audio ─► AudioMixer     │
+///   canvas ─► encode once ─► packetize once ─► history ─► per participant: stamp, protect, send
+///   mix    ─► shared Opus encoder for non-speakers · own encoder per speaker ─► per listener RTP
+/// feedback from k: NACK ─► RTX from the shared history to k only · PLI/FIR ─► throttled keyframe
+///                  transport-cc/REMB/RR ─► k's bandwidth estimate ─► composite bitrate (the minimum)
+/// ```
+///
+/// **One encode for everyone.** The composite has one encoder, one payloader, one RTP
+/// writer (one SSRC and one RTX SSRC) and one packet history, so the plaintext packets are
+/// identical for every participant. Each participant has its own transport: the packet is
+/// copied into it, stamped with that participant's transport-wide sequence number and
+/// protected with that participant's key. A single encode serves everyone, so its bitrate
+/// is the minimum of the participants' bandwidth estimates less audio, within
+/// ``HostPipelineConfiguration/minimumBitrate``…``HostPipelineConfiguration/maximumBitrate``:
+/// the weakest link sets the quality for all (the price of compositing over simulcast).
+/// Sender reports about the composite count every packet it sent, including those sent
+/// before a participant joined.
+///
+/// **Feedback.** A NACK from participant k is answered with RTX from the shared history,
+/// sent to k only, each packet at most once per k's round trip. A keyframe request (PLI or
+/// new FIR) from anyone, or a participant joining, produces at most one keyframe per
+/// ``HostPipelineConfiguration/keyframeRequestInterval``: a request inside the interval is
+/// remembered and served when the interval ends, and requests while one is pending are
+/// absorbed, so N requesters cost one keyframe.
+///
+/// **Audio.** Every 10 ms each participant's audio is pulled from its receive chain into
+/// the ``AudioMixer``. Listeners that are not speaking share one Opus encoder fed the
+/// shared mix; each speaker gets an encoder of its own (from a pool) for its mix-minus, so
+/// only speakers cost an encoder. Each listener has its own RTP sequence. The mixer's
+/// active speaker drives speaker-led layouts.
+///
+/// **Nobody holds up the others.** Composing never waits: a participant whose pictures stop
+/// (stopped, muted, lost) shows the placeholder after
+/// ``HostPipelineConfiguration/placeholderTimeout``; one whose audio stops is concealed
+/// briefly, then mixed as silence after ``HostPipelineConfiguration/audioTimeout`` (it stops
+/// counting as speaking and gives its encoder back). Garbage is counted and dropped by the participant's receive chain (or, as
+/// feedback, by its send side); datagrams for unknown participants are counted. Memory is
+/// bounded: fixed buffers per participant, a bounded history, a pool no larger than the
+/// number of speakers at once.
+///
+/// **Demultiplexing.** Use ``RTPDatagramRoute`` on both ends: RTP and sender reports
+/// from participant k go to the host's receive chain for k, other RTCP to the host's send
+/// side for k — ``receive(_:from:at:)`` does this. The uplink key (in
+/// ``HostParticipantConfiguration/receive``) protects what k sends and the host's feedback
+/// about it; the downlink key (``HostParticipantConfiguration/srtpKey``) what the host sends k
+/// and k's feedback about it.
+///
+/// Synchronous and time-driven like ``SendPipeline`` and ``ReceivePipeline``: call
+/// ``receive(_:from:at:)`` for each datagram, ``poll(at:)`` at ``nextPollTime`` or later.
+/// Each participant's datagrams go to the `output` closure given when it was added, in a
+/// buffer valid only during that call; the closure must not call back into the host.
+/// Steady state allocates nothing per composed frame or mixer step beyond what the
+/// receive pipelines and codecs do.
+///
+/// Not `Sendable`: one owner (an actor or a task) drives it.
+public final class HostPipeline {
+    /// The configuration in use.
+    public let configuration: HostPipelineConfiguration
+    let video: HostPipelineVideo
+    let audio: HostPipelineAudio
+    /// Participants in join order (the order everything is done in, so runs are deterministic).
+    private(set) var participants: [HostPipelineParticipant] = []
+    private var participantIndex: [ParticipantID: Int] = [:]
+    private var random: SeededRandom
+    /// When composite frames started (the first participant's arrival) and how many since.
+    private var videoStart: Timestamp?
+    private var videoFrameIndex: Int64 = 0
+    /// The start of the next 10 ms mixer step.
+    private var nextAudioStep: Timestamp?
+    /// The latest time the host was called with.
+    private var clock = Timestamp.zero
+    private var videoFramesSkipped = 0
+    private var datagramsFromUnknownParticipants = 0
+
+    /// How far behind the schedule the host may fall before it skips mixer steps rather than
+    /// running them all at once (the audio would be stale anyway).
+    static let maximumAudioCatchUp = TimeDelta.milliseconds(200)
+
+    /// A host with no participants yet.
+    ///
+    /// - Throws: ``HostPipelineError`` for a configuration it cannot serve, or the codec's
+    ///   error when an encoder cannot be created.
+    public init(configuration: HostPipelineConfiguration) throws {
+        guard Set([configuration.videoPayloadType, configuration.rtxPayloadType, configuration.audioPayloadType]).count == 3,
+              configuration.videoPayloadType <= 127, configuration.rtxPayloadType <= 127, configuration.audioPayloadType <= 127 else {
+            throw HostPipelineError("every stream needs its own payload type, 0…127")
+        }
+        guard Set([configuration.videoSSRC, configuration.rtxSSRC, configuration.audioSSRC]).count == 3 else {
+            throw HostPipelineError("every stream needs its own SSRC")
+        }
+        self.configuration = configuration
+        random = SeededRandom(seed: configuration.seed)
+        video = try HostPipelineVideo(configuration: configuration, random: &random)
+        audio = try HostPipelineAudio(configuration: configuration)
+    }
+
+    /// What a participant configures its ``ReceivePipeline`` with to receive the host: the
+    /// composite's codec and payload types (with RTX), the Opus payload type and the
+    /// transport-wide sequence number's extension id. Set its `srtpKey` to the participant's
+    /// downlink key.
+    public var participantReceiveConfiguration: ReceivePipelineConfiguration {
+        ReceivePipelineConfiguration(
+            video: .init(codec: configuration.codec, payloadType: configuration.videoPayloadType,
+                         rtxPayloadType: configuration.rtxPayloadType),
+            audio: .init(payloadType: configuration.audioPayloadType),
+            transportSequenceNumberID: configuration.transportSequenceNumberID)
+    }
+
+    // MARK: Participants
+
+    /// Adds participant `id`, whose datagrams to it go to `output`. It is laid out on the
+    /// canvas (if it sends video) and mixed from the next step, and asks for a keyframe so
+    /// it can start decoding the composite.
+    ///
+    /// - Throws: ``HostPipelineError`` when `id` is already present or the mixer is full,
+    ///   the receive chain's or SRTP's error for a configuration they refuse.
+    public func addParticipant(_ id: ParticipantID, configuration participant: HostParticipantConfiguration, at now: Timestamp,
+                               output: @escaping (UnsafeRawBufferPointer) -> Void) throws {
+        advanceClock(to: now)
+        guard participantIndex[id] == nil else { throw HostPipelineError("\(id) is already in the meeting") }
+        let added = try HostPipelineParticipant(id: id, configuration: participant, host: configuration, video: video,
+                                                random: &random, output: output)
+        do throws(AudioMixerError) {
+            try audio.mixer.add(id)
+        } catch {
+            throw HostPipelineError("\(id) cannot be mixed: \(error)")
+        }
+        if added.sendsVideo { video.compositor.add(participant: id) }
+        participantIndex[id] = participants.count
+        participants.append(added)
+        if videoStart == nil {
+            videoStart = now
+            videoFrameIndex = 0
+        }
+        if nextAudioStep == nil {
+            nextAudioStep = now
+            audio.restartFrame()
+        }
+        video.throttle.request()
+    }
+
+    /// Removes participant `id`: from now on it is on no canvas and in no mix, and nothing
+    /// more is sent to it. Unknown ids are ignored.
+    public func removeParticipant(_ id: ParticipantID, at now: Timestamp) {
+        advanceClock(to: now)
+        guard let index = participantIndex.removeValue(forKey: id) else { return }
+        let removed = participants.remove(at: index)
+        for i in index ..< participants.count { participantIndex[participants[i].id] = i }
+        audio.release(removed)
+        try? audio.mixer.remove(id)   // it was added with the participant
+        video.compositor.remove(participant: id)
+        if participants.isEmpty {
+            videoStart = nil
+            nextAudioStep = nil
+        }
+        updateCompositeBitrate()
+    }
+
+    /// The participants, in join order.
+    public var participantIDs: [ParticipantID] { participants.map(\.id) }
+
+    // MARK: Datagrams and time
+
+    /// Takes one datagram from participant `id` that arrived at `now`: RTP and sender
+    /// reports go to the host's receive chain for it, other RTCP is feedback about what the
+    /// host sends it (``RTPDatagramRoute``). Datagrams of unknown participants are
+    /// counted and dropped, as is anything that does not authenticate or parse.
+    public func receive(_ datagram: UnsafeRawBufferPointer, from id: ParticipantID, at now: Timestamp) {
+        advanceClock(to: now)
+        guard let index = participantIndex[id] else {
+            datagramsFromUnknownParticipants += 1
+            return
+        }
+        let participant = participants[index]
+        if RTPDatagramRoute(classifying: datagram).isForReceiveSide {
+            participant.receive.receive(datagram, at: now)
+        } else {
+            receiveFeedback(datagram, from: participant, at: now)
+        }
+    }
+
+    /// Does everything due at `now`: the receive chains' polls (pictures due, NACKs,
+    /// feedback), the mixer steps due (pull, mix, encode, send), a composite frame when one
+    /// is due (compose, encode once, packetize once, send to everyone), probes and sender
+    /// reports.
+    ///
+    /// - Throws: the video or Opus encoder's error; what was due before it is done.
+    public func poll(at now: Timestamp) throws {
+        advanceClock(to: now)
+        for participant in participants {
+            participant.receive.poll(at: now)
+            sendProbes(to: participant.downlink, at: now)
+        }
+        try runAudioSteps(until: now)
+        try sendVideoFrameIfDue(at: now)
+        for participant in participants {
+            participant.downlink.sendReportIfDue(video: video.writer.statistics, cname: configuration.cname,
+                                                 clock: configuration.ntpClock, at: now)
+        }
+    }
+
+    /// The next time ``poll(at:)`` has something to do; nil without participants.
+    public var nextPollTime: Timestamp? {
+        guard !participants.isEmpty else { return nil }
+        var next = nextVideoFrameTime
+        func consider(_ time: Timestamp?) {
+            guard let time else { return }
+            next = next.map { min($0, time) } ?? time
+        }
+        consider(nextAudioStep)
+        for participant in participants {
+            consider(participant.receive.nextPollTime)
+            consider(participant.downlink.probe.nextSendTime)
+            consider(participant.downlink.nextReport)
+        }
+        return next
+    }
+
+    // MARK: State
+
+    /// The participant speaker-led layouts show: the mixer's active speaker.
+    public var activeSpeaker: ParticipantID? { audio.mixer.activeSpeaker }
+
+    /// Whether the mixer holds participant `id` as speaking.
+    public func isSpeaking(_ id: ParticipantID) -> Bool { audio.mixer.isSpeaking(id) }
+
+    /// Where participant `id` is on the canvas, or nil when the layout does not show it.
+    public func slotRect(of id: ParticipantID) -> PixelRect? { video.compositor.slotRect(of: id) }
+
+    /// Mutes or unmutes participant `id`'s video on the canvas (muted shows the placeholder).
+    public func setVideoMuted(_ muted: Bool, for id: ParticipantID) {
+        guard participantIndex[id] != nil else { return }
+        video.compositor.setVideoMuted(participant: id, muted)
+    }
+
+    /// Mutes or unmutes participant `id` in every mix.
+    public func setAudioMuted(_ muted: Bool, for id: ParticipantID) {
+        try? audio.mixer.setMuted(muted, for: id)   // unknown ids are ignored
+    }
+
+    /// Counters and state now.
+    public var statistics: HostPipelineStatistics {
+        var result = HostPipelineStatistics()
+        result.videoFramesComposed = video.framesComposed
+        result.videoFramesEncoded = video.framesEncoded
+        result.videoFramesDroppedByEncoder = video.framesDroppedByEncoder
+        result.videoFramesSent = video.framesSent
+        result.videoFramesSkipped = videoFramesSkipped
+        result.sendFrameRate = video.sendFrameRate(at: clock)
+        result.keyFramesEncoded = video.keyFramesEncoded
+        result.keyframeRequestsReceived = video.throttle.requestsReceived
+        result.keyframeRequestsAbsorbed = video.throttle.requestsAbsorbed
+        result.videoTargetBitrate = video.encoderBitrate
+        result.videoBitrateChanges = video.bitrateChanges
+        result.audioFramesEncoded = audio.framesEncoded
+        result.audioEncodersInUse = audio.encodersInUse
+        result.maximumAudioEncodersInUse = audio.maximumEncodersInUse
+        result.audioEncodersCreated = audio.encodersCreated
+        result.audioStepsSkipped = audio.stepsSkipped
+        result.activeSpeaker = activeSpeaker
+        result.datagramsFromUnknownParticipants = datagramsFromUnknownParticipants
+        result.compositor = video.compositor.statistics
+        result.mixer = audio.mixer.statistics
+        for participant in participants {
+            result.participants[participant.id] = statistics(of: participant)
+        }
+        return result
+    }
+
+    private func statistics(of participant: HostPipelineParticipant) -> HostParticipantStatistics {
+        let downlink = participant.downlink
+        var result = HostParticipantStatistics()
+        result.receive = participant.receive.statistics
+        result.videoPacketsSent = downlink.videoPacketsSent
+        result.videoBytesSent = downlink.videoBytesSent
+        result.audioPacketsSent = downlink.audioPacketsSent
+        result.audioBytesSent = downlink.audioBytesSent
+        result.retransmittedPacketsSent = downlink.retransmittedPacketsSent
+        result.retransmittedBytesSent = downlink.retransmittedBytesSent
+        result.paddingPacketsSent = downlink.paddingPacketsSent
+        result.paddingBytesSent = downlink.paddingBytesSent
+        result.rtcpPacketsSent = downlink.transport.rtcpPacketsSent
+        result.feedbackReceived = downlink.control.packetsReceived
+        result.feedbackMalformed = downlink.control.packetsMalformed
+        result.nacksReceived = downlink.nacksReceived
+        result.plisReceived = downlink.plisReceived
+        result.firsReceived = downlink.firsReceived
+        result.roundTripTime = downlink.roundTripTime?.seconds
+        result.bandwidth = downlink.transport.estimator.snapshot
+        result.isSpeaking = audio.mixer.isSpeaking(participant.id)
+        result.hasOwnAudioEncoder = participant.ownEncoder != nil
+        result.framesReceived = participant.pictures.framesReceived
+        result.frameWidth = participant.pictures.width
+        result.frameHeight = participant.pictures.height
+        result.receiveFrameRate = participant.pictures.frameRate(at: clock)
+        return result
+    }
+
+    // MARK: Internals
+
+    private func advanceClock(to now: Timestamp) {
+        clock = max(clock, now)
+        video.now = clock
+    }
+
+    /// The time of composite frame `index`, counted from the start (no drift from adding intervals).
+    private func videoFrameTime(_ index: Int64) -> Timestamp? {
+        videoStart.map { $0 + TimeDelta(microseconds: Int64((Double(index) * 1_000_000 / configuration.frameRate).rounded())) }
+    }
+
+    private var nextVideoFrameTime: Timestamp? { videoFrameTime(videoFrameIndex) }
+
+    /// Runs every mixer step due by `now`, skipping (and counting) steps too far behind.
+    private func runAudioSteps(until now: Timestamp) throws {
+        guard var step = nextAudioStep else { return }
+        let length = TimeDelta.milliseconds(10)
+        if now - step > Self.maximumAudioCatchUp {
+            let behind = (now - step).microseconds / length.microseconds
+            audio.stepsSkipped += Int(behind)
+            step = step + length * behind
+            audio.restartFrame()
+        }
+        while step <= now {
+            let time = step
+            step = step + length
+            nextAudioStep = step
+            if try audio.step(at: time, participants: participants, now: now) {
+                video.compositor.setSpeaking(audio.mixer.activeSpeaker)
+            }
+        }
+        nextAudioStep = step
+    }
+
+    /// Composes, encodes and sends the composite frame due by `now`, if any; frames whose
+    /// time passed while the host was not polled are skipped (and counted), not sent late in a burst.
+    private func sendVideoFrameIfDue(at now: Timestamp) throws {
+        guard var frameTime = nextVideoFrameTime, frameTime <= now else { return }
+        while let following = videoFrameTime(videoFrameIndex + 1), following <= now {
+            videoFrameIndex += 1
+            videoFramesSkipped += 1
+            frameTime = following
+        }
+        videoFrameIndex += 1
+        for participant in participants { sendProbes(to: participant.downlink, at: now) }
+        try video.sendFrame(at: frameTime, now: now, to: participants)
+    }
+
+    /// Sends the probe packets due to `downlink` at `now`, taking the next cluster from its
+    /// congestion controller when none is in progress.
+    func sendProbes(to downlink: HostPipelineDownlink, at now: Timestamp) {
+        guard configuration.probesBandwidth else { return }
+        while true {
+            if downlink.probe.cluster == nil {
+                guard let cluster = downlink.transport.estimator.nextProbe(at: now) else { return }
+                downlink.probe.start(cluster, at: now)
+                downlink.transport.activeProbeClusterID = cluster.id
+            }
+            guard let cluster = downlink.probe.cluster, let due = downlink.probe.nextSendTime, due <= now else { return }
+            let size = video.sendPadding(size: downlink.probe.nextPacketSize(maximum: video.maximumPaddingPacketSize),
+                                         probeClusterID: cluster.id, to: downlink, at: now)
+            downlink.probe.sent(size, at: now)
+            downlink.transport.activeProbeClusterID = downlink.probe.cluster?.id
+        }
+    }
+
+    /// Sets the composite's bitrate from the weakest participant's estimate, less audio.
+    func updateCompositeBitrate() {
+        var weakest: Int?
+        for participant in participants {
+            let estimate = Int(participant.downlink.transport.estimator.targetBitrate.bitsPerSecond)
+            weakest = min(weakest ?? estimate, estimate)
+        }
+        guard let weakest else { return }
+        video.setTargetBitrate(weakest - configuration.audioBitrate)
+    }
+}

@@ -1,0 +1,256 @@
+public import ConferMedia
+public import ConferRTP
+public import ConferSRTP
+public import ConferJitter
+
+/// The receiving side of a call: datagrams in, pictures and audio out, feedback back.
+///
+/// ```
+/// datagram ─► SRTP ─► RTP? ─► by payload type: video ─► VideoJitterBuffer ─► decoder ─► render
+///                        │                     RTX ───┘   (NACK, PLI/FIR out)
+///                        │                     audio ─► AudioJitterBuffer ─► pullAudio every 10 ms
+///                        └─ transport-wide seq + arrival ─► transport-cc feedback every 50 ms
+///          RTCP? ─► sender reports (for the LSR/DLSR of receiver reports, sent every second)
+/// ```
+///
+/// Everything is synchronous and takes the time it happens at, like ``SendPipeline``:
+/// call ``receive(_:at:)`` for each datagram as it arrives, ``poll(at:)`` at
+/// ``nextPollTime`` (frames are delivered, NACKs repeated, feedback and reports sent then),
+/// and ``pullAudio(at:into:)`` every 10 ms of playout. Pictures go to the `render` closure
+/// with their render times, RTCP datagrams to the `output` closure (in a buffer valid only
+/// during that call). Each media stream is known by payload type; a new SSRC on it is a
+/// sender restart, which the jitter buffers follow (but not within
+/// ``sourceSwitchCooldown`` of the last switch: packets of another SSRC are then counted
+/// and dropped).
+///
+/// The jitter buffer plans retransmissions with the round-trip time; a receiver that does
+/// not send media has no RTCP to measure it with, so the app passes the RTT its own send
+/// side measured (``setRoundTripTime(_:)``), otherwise the buffer's initial guess stands.
+///
+/// Not `Sendable`: one owner drives it.
+public final class ReceivePipeline {
+    /// The configuration in use.
+    public let configuration: ReceivePipelineConfiguration
+    package let video: ReceivePipelineVideoStream?
+    package let audio: ReceivePipelineAudioStream?
+    var transportFeedback = ReceivePipelineTransportFeedback()
+    private let srtp: SRTPSession?
+    private let srtcpInbound: SRTPSession?
+    private let srtcpOutbound: SRTPSession?
+    /// Where a datagram is copied to be unprotected (libsrtp works in place).
+    private let input: UnsafeMutableRawBufferPointer
+    /// Where RTCP is written.
+    private let controlOutput: UnsafeMutableRawBufferPointer
+    private let output: (UnsafeRawBufferPointer) -> Void
+    private let render: (ReceivedVideoFrame) -> Void
+    var nextFeedback: Timestamp?
+    var nextReport: Timestamp?
+    package var counters = ReceivePipelineStatistics()
+
+    static let controlBufferSize = 1500
+
+    /// How long a stream keeps its SSRC before a packet from another one may replace it: a
+    /// new SSRC is a sender restart, but not within half a second of the last switch (what
+    /// libwebrtc waits before replacing an unsignaled stream), so neither one stray packet
+    /// at the start nor stragglers of a replaced source make the buffers start over.
+    public static let sourceSwitchCooldown = TimeDelta.milliseconds(500)
+
+    /// A pipeline receiving what `configuration` describes, rendering to `render` and
+    /// sending its RTCP to `output`.
+    ///
+    /// - Throws: ``ReceivePipelineError`` for a configuration it cannot receive, or the
+    ///   codec's or SRTP's error when one cannot be created.
+    public init(configuration: ReceivePipelineConfiguration, output: @escaping (UnsafeRawBufferPointer) -> Void,
+                render: @escaping (ReceivedVideoFrame) -> Void) throws {
+        guard configuration.video != nil || configuration.audio != nil else {
+            throw ReceivePipelineError("a receive pipeline needs a video or an audio stream")
+        }
+        let payloadTypes = [configuration.video?.payloadType, configuration.video?.rtxPayloadType, configuration.audio?.payloadType]
+            .compactMap { $0 }
+        guard Set(payloadTypes).count == payloadTypes.count, payloadTypes.allSatisfy({ $0 <= 127 }) else {
+            throw ReceivePipelineError("every stream needs its own payload type, 0…127")
+        }
+        self.configuration = configuration
+        video = try configuration.video.map { try ReceivePipelineVideoStream(configuration: $0, ownSSRC: configuration.ssrc) }
+        audio = try configuration.audio.map { try ReceivePipelineAudioStream(configuration: $0) }
+        srtp = try configuration.srtpKey.map { try SRTPSession(key: $0, direction: .inbound) }
+        srtcpInbound = try configuration.srtpKey.map { try SRTPSession(key: $0, direction: .inbound) }
+        srtcpOutbound = try configuration.srtpKey.map { try SRTPSession(key: $0, direction: .outbound) }
+        // A UDP datagram holds at most 65,507 bytes.
+        input = .allocate(byteCount: 65_536, alignment: 16)
+        controlOutput = .allocate(byteCount: Self.controlBufferSize + 64, alignment: 16)
+        self.output = output
+        self.render = render
+    }
+
+    deinit {
+        input.deallocate()
+        controlOutput.deallocate()
+    }
+
+    /// Takes one datagram that arrived at `arrival`: RTP goes to its stream's jitter
+    /// buffer (which may deliver frames and ask for feedback at once), RTCP is read.
+    /// Anything that does not authenticate, parse or belong to a configured stream is
+    /// counted and dropped.
+    public func receive(_ datagram: UnsafeRawBufferPointer, at arrival: Timestamp) {
+        counters.datagramsReceived += 1
+        counters.bytesReceived += datagram.count
+        guard datagram.count >= 8, datagram.count <= input.count else {
+            discardMalformed()
+            return
+        }
+        // RFC 5761 §4: RTCP packet types 192…223 never collide with RTP payload types in use.
+        let isControl = (192 ... 223).contains(datagram[1])
+        var bytes = datagram
+        if let session = isControl ? srtcpInbound : srtp {
+            UnsafeMutableRawBufferPointer(rebasing: input[0 ..< datagram.count]).copyMemory(from: datagram)
+            let length = isControl ? try? session.unprotectRTCP(input, length: datagram.count)
+                                   : try? session.unprotectRTP(input, length: datagram.count)
+            guard let length else {
+                // Counted by the session as an authentication failure, a replay or another failure.
+                counters.packetsDiscarded += 1
+                return
+            }
+            bytes = UnsafeRawBufferPointer(rebasing: input[0 ..< length])
+        }
+        if isControl {
+            receiveControl(bytes, at: arrival)
+        } else {
+            receiveMedia(bytes, at: arrival)
+        }
+    }
+
+    /// Counts a datagram that is neither RTP nor RTCP.
+    func discardMalformed() {
+        counters.malformedPackets += 1
+        counters.packetsDiscarded += 1
+    }
+
+    private func receiveMedia(_ bytes: UnsafeRawBufferPointer, at arrival: Timestamp) {
+        guard let packet = try? RTPPacketView(bytes) else {
+            discardMalformed()
+            return
+        }
+        let payloadType = packet.payloadType
+        if let video, payloadType == video.configuration.payloadType {
+            guard video.accepts(ssrc: packet.ssrc, at: arrival) else { return discardOtherSource() }
+            video.insert(packet, arrival: arrival, handle)
+        } else if let video, payloadType == video.configuration.rtxPayloadType {
+            video.insertRetransmission(packet, arrival: arrival, handle)
+        } else if let audio, payloadType == audio.configuration.payloadType {
+            guard audio.accepts(ssrc: packet.ssrc, at: arrival) else { return discardOtherSource() }
+            audio.insert(packet, arrival: arrival)
+        } else {
+            counters.packetsOfUnknownPayloadType += 1
+            counters.packetsDiscarded += 1
+            return
+        }
+        counters.rtpPacketsReceived += 1
+        if let id = configuration.transportSequenceNumberID,
+           let sequenceNumber = try? packet.extensionValue(RTPTransportSequenceNumber.self, id: id) {
+            transportFeedback.packetArrived(sequenceNumber.value, at: arrival)
+            if nextFeedback == nil { nextFeedback = arrival + configuration.feedbackInterval }
+        }
+        if nextReport == nil { nextReport = arrival + configuration.reportInterval }
+    }
+
+    private func discardOtherSource() {
+        counters.packetsFromOtherSources += 1
+        counters.packetsDiscarded += 1
+    }
+
+    /// Does what is due at `now`: frames whose render time came, NACK and keyframe request
+    /// repeats, transport-cc feedback, receiver reports.
+    public func poll(at now: Timestamp) {
+        if let video, let wakeup = video.jitterBuffer.nextWakeup, wakeup <= now {
+            video.poll(at: now, handle)
+        }
+        if let due = nextFeedback, now >= due {
+            sendTransportFeedback()
+            nextFeedback = transportFeedback.hasPending ? now + configuration.feedbackInterval : nil
+        }
+        if let due = nextReport, now >= due {
+            sendReport(at: now)
+            nextReport = max(due + configuration.reportInterval, now)
+        }
+    }
+
+    /// The next time ``poll(at:)`` has something to do, if any.
+    public var nextPollTime: Timestamp? {
+        func earlier(_ a: Timestamp?, _ b: Timestamp?) -> Timestamp? {
+            guard let a else { return b }
+            guard let b else { return a }
+            return min(a, b)
+        }
+        return earlier(earlier(video?.jitterBuffer.nextWakeup, nextFeedback), nextReport)
+    }
+
+    /// Fills `frame` with the next 10 ms of audio, played at `now` (silence without audio).
+    public func pullAudio(at now: Timestamp, into frame: inout AudioFrame) {
+        if let audio {
+            audio.pull(at: now, into: &frame)
+        } else {
+            frame = AudioFrame(silenceOf: 480, channels: frame.channels, timestamp: now)
+        }
+    }
+
+    /// Called with each encoded video frame the jitter buffer hands the decoder, just before
+    /// it is decoded: the stream as received, in decode order, with its timestamp relative
+    /// to the first frame (for recording it without encoding again). The frame is valid
+    /// beyond the call, but keeping it makes the buffer allocate a new one.
+    public var encodedFrameHandler: ((EncodedFrame) -> Void)? {
+        get { video?.deliveredFrameHandler }
+        set { video?.deliveredFrameHandler = newValue }
+    }
+
+    /// Sets the round-trip time the video jitter buffer plans retransmissions and its
+    /// delay with (measured by the app's own send side).
+    public func setRoundTripTime(_ rtt: TimeDelta) {
+        video?.updateRTT(rtt)
+    }
+
+    /// Counters and state now.
+    public var statistics: ReceivePipelineStatistics {
+        var result = counters
+        result.video = video?.jitterBuffer.statistics
+        result.audio = audio?.jitterBuffer.statistics
+        result.decoderFailures = video?.decoderFailures ?? 0
+        result.framesWithoutPicture = video?.framesWithoutPicture ?? 0
+        result.retransmissionsReceived = video?.retransmissionsReceived ?? 0
+        result.paddingPacketsReceived = video?.paddingReceived ?? 0
+        result.transportFeedbackSent = transportFeedback.messagesBuilt
+        if var stats = srtp?.stats, let control = srtcpInbound?.stats {
+            stats.packetsUnprotected += control.packetsUnprotected
+            stats.authenticationFailures += control.authenticationFailures
+            stats.replays += control.replays
+            stats.otherFailures += control.otherFailures
+            result.srtp = stats
+        }
+        return result
+    }
+
+    /// Acts on what the video stream asks for.
+    private func handle(_ item: ReceivePipelineVideoStream.Output) {
+        switch item {
+        case .frame(let frame):
+            render(frame)
+        case .feedback(let packet):
+            switch packet {
+            case .genericNACK: counters.nacksSent += 1
+            default: counters.keyframeRequestsSent += 1
+            }
+            sendControl([packet])
+        }
+    }
+
+    /// Writes `packets` as one compound, protects it and hands it to the output.
+    func sendControl(_ packets: [RTCPPacket]) {
+        let body = UnsafeMutableRawBufferPointer(rebasing: controlOutput[0 ..< Self.controlBufferSize])
+        guard var size = try? RTCPCompound.serialize(packets, into: body) else { return }
+        if let srtcpOutbound {
+            guard let protected = try? srtcpOutbound.protectRTCP(controlOutput, length: size) else { return }
+            size = protected
+        }
+        output(UnsafeRawBufferPointer(rebasing: controlOutput[0 ..< size]))
+    }
+}

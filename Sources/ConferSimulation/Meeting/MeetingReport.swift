@@ -1,0 +1,141 @@
+public import ConferMedia
+public import ConferNet
+public import ConferRender
+public import Confer
+
+/// What a simulated meeting did, for every member, the host and participant 1's renderer.
+public struct MeetingReport: Codable, Sendable {
+    /// One direction of one member's path.
+    public struct Link: Codable, Sendable {
+        /// Datagrams put on the path.
+        public var packetsSent: Int
+        /// Datagrams the path lost (random, burst, queue or trace).
+        public var packetsLost: Int
+        /// Bytes put on the path.
+        public var bytesSent: Int
+        /// Bytes that arrived.
+        public var bytesDelivered: Int
+
+        init(_ statistics: NetworkLinkStatistics) {
+            packetsSent = statistics.packetsSent
+            packetsLost = statistics.packetsLost
+            bytesSent = statistics.bytesSent
+            bytesDelivered = statistics.bytesDelivered
+        }
+    }
+
+    /// One participant, seen from both ends.
+    public struct Member: Codable, Sendable {
+        /// Its number in the meeting, from 1.
+        public var id: Int
+        /// What its camera showed.
+        public var video: String
+        /// What its microphone heard.
+        public var audio: String
+        /// Its camera's size, "WxH".
+        public var sentResolution: String
+        /// Camera pictures it encoded and sent.
+        public var framesSent: Int
+        /// Its camera's bitrate target at the end, bit/s (its congestion controller's choice).
+        public var sendBitrate: Int
+        /// Audio packets it sent per second.
+        public var audioPacketsSentPerSecond: Double
+        /// Pictures per second the host decoded from it, over the media's duration.
+        public var hostReceiveFrameRate: Double
+        /// Size of the last picture the host decoded from it, "WxH".
+        public var hostReceivedResolution: String
+        /// Participant → host: what it sent, what the host got, what was lost.
+        public var uplink: Link
+        /// Host → participant.
+        public var downlink: Link
+        /// Distinct video streams (SSRCs) it received from the host: one is right.
+        public var videoStreamsReceived: Int
+        /// Distinct audio streams it received: one is right.
+        public var audioStreamsReceived: Int
+        /// Composite pictures it rendered.
+        public var framesRendered: Int
+        /// Pictures rendered per second, from its first picture to the end.
+        public var receiveFrameRate: Double
+        /// Size of the last composite picture it rendered, "WxH".
+        public var receivedResolution: String
+        /// W3C freezeCount of the composite it received.
+        public var freezeCount: Int
+        /// W3C totalFreezesDuration, seconds.
+        public var totalFreezesDuration: Double
+        /// Audio packets it received per second.
+        public var audioPacketsReceivedPerSecond: Double
+        /// Share of its played audio that was concealment.
+        public var audioConcealedFraction: Double
+        /// Seconds its synthetic voice was scheduled to talk (nil for recorded audio).
+        public var scheduledTalkSeconds: Double?
+        /// Seconds the host's detection held it as speaking (sampled every 100 ms).
+        public var speakingSeconds: Double
+        /// Whether the host held it as speaking at the end.
+        public var isSpeaking: Bool
+        /// Round-trip time its send side measured last, seconds.
+        public var roundTripTime: Double?
+        /// Its send pipeline's counters.
+        public var send: SendPipelineStatistics
+        /// Its receive pipeline's counters (the host's composite and mix).
+        public var receive: ReceivePipelineStatistics
+        /// The host's view of it: what the host received from it and sent to it.
+        public var host: HostParticipantStatistics?
+    }
+
+    /// A moment of the meeting, once a second.
+    public struct Sample: Codable, Sendable {
+        /// Seconds since the start.
+        public var time: Double
+        /// The host's active speaker (member number), if any.
+        public var activeSpeaker: Int?
+        /// Composite pictures the host sent in the last second.
+        public var compositeFramesPerSecond: Double
+        /// Composite pictures participant 1 rendered in the last second.
+        public var renderedFramesPerSecond: Double
+    }
+
+    /// Participants.
+    public var participants: Int
+    /// The video codec.
+    public var codec: Codec
+    /// The host's canvas, "WxH".
+    public var canvas: String
+    /// Composite pictures per second asked for.
+    public var frameRate: Double
+    /// The layout's name or file.
+    public var layout: String
+    /// Whether every stream was SRTP-protected.
+    public var srtp: Bool
+    /// The seed.
+    public var seed: UInt64
+    /// The uplink's conditions.
+    public var uplinkConditions: NetworkConditions
+    /// The downlink's conditions.
+    public var downlinkConditions: NetworkConditions
+    /// Seconds of media sent.
+    public var mediaSeconds: Double
+    /// Seconds simulated (media plus the drain at the end).
+    public var simulatedSeconds: Double
+    /// Wall-clock seconds the simulation took.
+    public var wallSeconds: Double
+    /// Simulated seconds per wall second.
+    public var speed: Double
+    /// Composite pictures the host sent per simulated second: its video send frame rate.
+    public var hostSendFrameRate: Double
+    /// The host's counters.
+    public var host: HostPipelineStatistics
+    /// Every member, in order.
+    public var members: [Member]
+    /// Participant 1's renderer: its composite view and its self view.
+    public var renderer: PacerStatistics
+    /// Where the composite participant 1 received was written, if anywhere.
+    public var compositeFile: String?
+    /// Composite pictures written.
+    public var compositeFramesWritten: Int
+    /// Where participant 1's mix was written, if anywhere.
+    public var mixFile: String?
+    /// Seconds of mix written.
+    public var mixSeconds: Double
+    /// Once a second.
+    public var timeline: [Sample]
+}

@@ -1,0 +1,159 @@
+import Testing
+import Confer
+import ConferMedia
+import ConferMixer
+import ConferRTP
+import Foundation
+
+@Suite struct HostPipelineCompositeTests {
+    /// Three participants in a grid: each receives exactly one video and one audio stream
+    /// from the host, decodes the composite at about the output rate, and sees every
+    /// participant's colour in that participant's slot with its frame counter advancing.
+    @Test(arguments: [Codec.vp8, .vp9, .h264])
+    func everyParticipantSeesEveryoneInTheirSlots(codec: Codec) throws {
+        var configuration = TestMeeting.smallHost()
+        configuration.codec = codec
+        let meeting = try TestMeeting(count: 3, host: configuration)
+        var early: [[Int?]] = []
+        meeting.at(.seconds(1.2)) { meeting in
+            early = meeting.endpoints.map { viewer in meeting.endpoints.map { viewer.counter(in: meeting.host.slotRect(of: $0.id)) } }
+        }
+        try meeting.run(until: .seconds(2.2))
+        let host = meeting.host
+        let statistics = host.statistics
+
+        #expect(statistics.videoFramesComposed >= 64 && statistics.videoFramesComposed <= 67)
+        #expect(statistics.videoFramesSent == statistics.videoFramesEncoded)
+        #expect(abs(statistics.sendFrameRate - 30) <= 1.5, "send frame rate \(statistics.sendFrameRate)")
+        #expect(statistics.participants.count == 3)
+
+        for (viewerIndex, viewer) in meeting.endpoints.enumerated() {
+            // One composite SSRC, one audio SSRC, RTX (probe padding) only on the RTX SSRC.
+            #expect(viewer.downlinkStreams[96] == [host.configuration.videoSSRC])
+            #expect(viewer.downlinkStreams[111] == [host.configuration.audioSSRC])
+            #expect(viewer.downlinkStreams.keys.allSatisfy { [96, 97, 111].contains($0) })
+            #expect((viewer.downlinkStreams[97] ?? []).isSubset(of: [host.configuration.rtxSSRC]))
+            // About the output rate for the 2 s after a short start-up.
+            #expect(viewer.composite.frames >= 55, "participant \(viewerIndex) decoded \(viewer.composite.frames) composites")
+            #expect(viewer.receiver.statistics.decoderFailures == 0)
+            for (slotIndex, shown) in meeting.endpoints.enumerated() {
+                let slot = try #require(host.slotRect(of: shown.id))
+                let color = try #require(viewer.color(in: slot))
+                #expect(color.distance(to: TestPalette.color(at: slotIndex)) < 12,
+                        "participant \(viewerIndex) sees \(color) in \(slotIndex)'s slot")
+                let before = try #require(early[viewerIndex][slotIndex])
+                let after = try #require(viewer.counter(in: slot))
+                // One second apart at 30 fps: the counter moved on by about 30 frames.
+                #expect(after - before >= 25 && after - before <= 35, "counter \(before) → \(after)")
+            }
+        }
+        for (id, participant) in statistics.participants {
+            #expect(participant.framesReceived >= 55, "\(id)")
+            #expect(participant.frameWidth == 160 && participant.frameHeight == 90)
+            #expect(abs(participant.receiveFrameRate - 30) <= 2)
+            #expect(participant.videoPacketsSent > 0 && participant.audioPacketsSent >= 100)
+            #expect(participant.retransmittedPacketsSent == 0)
+            #expect(participant.receive.packetsDiscarded == 0)
+        }
+    }
+
+    /// The speaker layout shows the one participant talking large, once the mixer has
+    /// confirmed it as the active speaker, and every participant sees that.
+    @Test func theSpeakerLayoutFollowsTheActiveSpeaker() throws {
+        let meeting = try TestMeeting(count: 3, host: TestMeeting.smallHost(layout: .activeSpeaker())) { index in
+            ToneSource(index: index, amplitude: index == 2 ? 0.25 : 0, pattern: .continuous)
+        }
+        try meeting.run(until: .seconds(2))
+        let host = meeting.host
+        let talker = meeting.endpoints[2]
+        #expect(host.activeSpeaker == talker.id)
+        #expect(host.isSpeaking(talker.id) && !host.isSpeaking(meeting.endpoints[0].id))
+        let large = try #require(host.slotRect(of: talker.id))
+        for other in meeting.endpoints.dropLast() {
+            let small = try #require(host.slotRect(of: other.id))
+            #expect(small.width * small.height * 4 <= large.width * large.height)
+        }
+        for viewer in meeting.endpoints {
+            // The talker's picture, letterboxed into the large slot.
+            let picture = FitFill.rects(sourceWidth: 160, sourceHeight: 90, target: large, mode: .fit).destination
+            let color = try #require(viewer.color(in: picture))
+            #expect(color.distance(to: TestPalette.color(at: talker.index)) < 12, "\(color)")
+        }
+    }
+
+    /// One encode serves everyone, so the weakest participant's estimate (less audio) sets
+    /// the composite's bitrate, within the configured bounds.
+    @Test func theWeakestLinkSetsTheCompositeBitrate() throws {
+        let meeting = try TestMeeting(count: 3)
+        try meeting.run(until: .seconds(1))
+        let before = meeting.host.statistics.videoTargetBitrate
+        #expect(before >= 300_000)
+        let weak = meeting.endpoints[1]
+        let remb = RTCPReceiverEstimatedMaxBitrate(senderSSRC: 1, bitrate: 232_000, ssrcs: [meeting.host.configuration.videoSSRC])
+        try meeting.sendFeedback([.receiverEstimatedMaxBitrate(remb)], from: weak)
+        #expect(meeting.host.statistics.videoTargetBitrate == 200_000)
+        #expect(meeting.host.statistics.participants[weak.id]?.bandwidth?.targetBitrate.bitsPerSecond == 232_000)
+        // Below the minimum, the minimum holds.
+        let floor = RTCPReceiverEstimatedMaxBitrate(senderSSRC: 1, bitrate: 50_000, ssrcs: [meeting.host.configuration.videoSSRC])
+        try meeting.sendFeedback([.receiverEstimatedMaxBitrate(floor)], from: weak)
+        #expect(meeting.host.statistics.videoTargetBitrate == meeting.host.configuration.minimumBitrate)
+        // When the weak participant leaves, the others' estimates set it again.
+        meeting.remove(weak)
+        #expect(meeting.host.statistics.videoTargetBitrate > 200_000)
+        try meeting.run(until: .seconds(1.5))
+        #expect(meeting.endpoints[0].composite.frames >= 40)
+    }
+
+    /// The statistics are data: JSON with one object per participant, keyed by its number.
+    @Test func statisticsEncodeAsJSONKeyedByParticipant() throws {
+        let meeting = try TestMeeting(count: 2)
+        try meeting.run(until: .seconds(0.5))
+        let data = try JSONEncoder().encode(meeting.host.statistics)
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let participants = try #require(object["participants"] as? [String: Any])
+        #expect(Set(participants.keys) == ["1", "2"])
+        let decoded = try JSONDecoder().decode(HostPipelineStatistics.self, from: data)
+        #expect(decoded.participants[ParticipantID(2)]?.framesReceived == meeting.host.statistics.participants[2]?.framesReceived)
+        #expect(decoded.videoFramesSent == meeting.host.statistics.videoFramesSent)
+    }
+
+    /// Datagrams are routed by the first RTCP packet type, readable even under SRTCP.
+    @Test func datagramsAreRoutedByTheirFirstPacketType() {
+        func route(_ bytes: [UInt8]) -> RTPDatagramRoute { bytes.withUnsafeBytes { RTPDatagramRoute(classifying: $0) } }
+        #expect(route([0x80, 96, 0, 1]) == .media)
+        #expect(route([0x80, 200, 0, 6]) == .senderReport)
+        #expect(route([0x80, 201, 0, 1]) == .feedback)
+        #expect(route([0x81, 205, 0, 3]) == .feedback)
+        #expect(route([0x81, 206, 0, 2]) == .feedback)
+        #expect(route([0x80]) == .media)
+        #expect(route([]) == .media)
+        #expect(RTPDatagramRoute.senderReport.isForReceiveSide && !RTPDatagramRoute.feedback.isForReceiveSide)
+    }
+
+    /// Configurations the host cannot serve are refused with a reason; so is a participant twice.
+    @Test func badConfigurationsAndDuplicateParticipantsAreRefused() throws {
+        var configuration = TestMeeting.smallHost()
+        configuration.codec = .opus
+        #expect(throws: HostPipelineError.self) { try HostPipeline(configuration: configuration) }
+        configuration = TestMeeting.smallHost()
+        configuration.width = 321
+        #expect(throws: HostPipelineError.self) { try HostPipeline(configuration: configuration) }
+        configuration = TestMeeting.smallHost()
+        configuration.audioPayloadType = configuration.videoPayloadType
+        #expect(throws: HostPipelineError.self) { try HostPipeline(configuration: configuration) }
+        configuration = TestMeeting.smallHost()
+        configuration.audioFrameDuration = 25
+        #expect(throws: HostPipelineError.self) { try HostPipeline(configuration: configuration) }
+
+        let host = try HostPipeline(configuration: TestMeeting.smallHost())
+        #expect(host.nextPollTime == nil)
+        let participant = HostParticipantConfiguration(receive: ReceivePipelineConfiguration(video: .init(codec: .vp8), audio: .init()))
+        try host.addParticipant(7, configuration: participant, at: .zero) { _ in }
+        #expect(throws: HostPipelineError.self) { try host.addParticipant(7, configuration: participant, at: .zero) { _ in } }
+        #expect(host.participantIDs == [7])
+        #expect(host.nextPollTime == .zero)
+        host.removeParticipant(7, at: .zero)
+        host.removeParticipant(8, at: .zero)
+        #expect(host.participantIDs.isEmpty && host.nextPollTime == nil)
+    }
+}

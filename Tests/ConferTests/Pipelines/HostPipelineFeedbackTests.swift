@@ -1,0 +1,128 @@
+import Testing
+import Confer
+import ConferMedia
+import ConferMixer
+import ConferRTP
+
+@Suite struct HostPipelineFeedbackTests {
+    /// Runs `meeting` to `end` in 10 ms steps, noting when the host encoded keyframes.
+    private func run(_ meeting: TestMeeting, until end: Timestamp, keyframes: inout [Timestamp]) throws {
+        var count = meeting.host.statistics.keyFramesEncoded
+        while meeting.now < end {
+            try meeting.run(until: min(meeting.now + .milliseconds(10), end))
+            let now = meeting.host.statistics.keyFramesEncoded
+            for _ in count ..< now { keyframes.append(meeting.now) }
+            count = now
+        }
+    }
+
+    /// PLIs from all three participants at once cost one keyframe; a second burst inside
+    /// the interval costs one more, when the interval has passed — not three.
+    @Test func keyframeRequestsAreThrottledAcrossParticipants() throws {
+        let meeting = try TestMeeting(count: 3)
+        var keyframes: [Timestamp] = []
+        try run(meeting, until: .seconds(1), keyframes: &keyframes)
+        #expect(keyframes.count == 1 && keyframes.first! < .milliseconds(50), "\(keyframes)")   // the first frame only
+        let before = meeting.host.statistics
+        let ssrc = meeting.host.configuration.videoSSRC
+        func burst() throws {
+            for endpoint in meeting.endpoints {
+                try meeting.sendFeedback([.pictureLossIndication(RTCPPictureLossIndication(
+                    senderSSRC: 0x3000_0000 + UInt32(endpoint.index), mediaSSRC: ssrc))], from: endpoint)
+            }
+        }
+        try burst()
+        try run(meeting, until: .seconds(1.2), keyframes: &keyframes)
+        try burst()
+        try run(meeting, until: .seconds(2), keyframes: &keyframes)
+
+        #expect(keyframes.count == 3, "\(keyframes)")
+        guard keyframes.count == 3 else { return }
+        // The first burst is served by the next composite frame.
+        #expect(keyframes[1] > .seconds(1) && keyframes[1] <= .seconds(1.04), "\(keyframes)")
+        // The second waits out the 500 ms interval, then is served by the next frame.
+        #expect(keyframes[2] - keyframes[1] >= .milliseconds(500), "\(keyframes)")
+        #expect(keyframes[2] - keyframes[1] <= .milliseconds(540), "\(keyframes)")
+
+        let after = meeting.host.statistics
+        #expect(after.keyframeRequestsReceived - before.keyframeRequestsReceived == 6)
+        #expect(after.keyframeRequestsAbsorbed - before.keyframeRequestsAbsorbed == 4)
+        for endpoint in meeting.endpoints {
+            #expect(after.participants[endpoint.id]?.plisReceived == 2)
+            // Each participant decoded all three keyframes.
+            #expect(endpoint.composite.keyframes == 3)
+        }
+    }
+
+    /// A repeated FIR (same command sequence number) is one request; a FIR or PLI for
+    /// another SSRC is none.
+    @Test func firRepeatsAndForeignRequestsAreIgnored() throws {
+        let meeting = try TestMeeting(count: 2)
+        try meeting.run(until: .seconds(0.5))
+        let before = meeting.host.statistics.keyframeRequestsReceived
+        let endpoint = meeting.endpoints[0]
+        let ssrc = meeting.host.configuration.videoSSRC
+        let fir = RTCPPacket.fullIntraRequest(RTCPFullIntraRequest(senderSSRC: 1, entries: [.init(ssrc: ssrc, sequenceNumber: 4)]))
+        try meeting.sendFeedback([fir], from: endpoint)
+        try meeting.sendFeedback([fir], from: endpoint)
+        try meeting.sendFeedback([.pictureLossIndication(RTCPPictureLossIndication(senderSSRC: 1, mediaSSRC: 0x1234))],
+                                 from: endpoint)
+        try meeting.run(until: .seconds(1))
+        let statistics = meeting.host.statistics
+        #expect(statistics.keyframeRequestsReceived - before == 1)
+        #expect(statistics.participants[endpoint.id]?.firsReceived == 1)
+        #expect(statistics.participants[endpoint.id]?.plisReceived == 0)
+    }
+
+    /// A participant joining a meeting under way asks for a keyframe, gets one, and decodes.
+    @Test func aLateJoinerGetsAKeyframe() throws {
+        let meeting = try TestMeeting(count: 2)
+        var keyframes: [Timestamp] = []
+        try run(meeting, until: .seconds(1), keyframes: &keyframes)
+        let late = try meeting.addEndpoint()
+        try run(meeting, until: .seconds(2), keyframes: &keyframes)
+        #expect(keyframes.count == 2, "\(keyframes)")
+        #expect(keyframes.last.map { $0 >= .seconds(1) && $0 <= .seconds(1.04) } == true, "\(keyframes)")
+        #expect(late.composite.keyframes >= 1)
+        #expect(late.composite.frames >= 25)
+        // It shows in its own slot to everyone, itself included.
+        let slot = meeting.host.slotRect(of: late.id)
+        for viewer in meeting.endpoints {
+            let color = try #require(viewer.color(in: slot))
+            #expect(color.distance(to: TestPalette.color(at: late.index)) < 12, "\(color)")
+        }
+    }
+
+    /// Loss on one participant's downlink: it NACKs, and the retransmissions go to it alone.
+    @Test func retransmissionsGoOnlyToTheParticipantThatLostPackets() throws {
+        let meeting = try TestMeeting(count: 3)
+        let lossy = meeting.endpoints[1]
+        var videoPackets = 0
+        let clock = meeting.clock
+        lossy.downlink.drop = { bytes in
+            guard clock.now > .seconds(0.3), bytes.withUnsafeBytes({ RTPDatagramRoute(classifying: $0) }) == .media,
+                  bytes.count > 12, bytes[1] & 0x7F == 96 else { return false }
+            videoPackets += 1
+            return videoPackets % 10 == 0
+        }
+        try meeting.run(until: .seconds(2))
+        let statistics = meeting.host.statistics
+        #expect(lossy.downlink.dropped >= 10)
+
+        let lost = try #require(statistics.participants[lossy.id])
+        #expect(lost.nacksReceived > 0)
+        #expect(lost.retransmittedPacketsSent >= lossy.downlink.dropped - 2)
+        #expect(lossy.receiver.statistics.retransmissionsReceived == lost.retransmittedPacketsSent)
+        #expect(lossy.receiver.statistics.nacksSent > 0)
+        #expect(lossy.composite.frames >= 55)
+
+        for endpoint in meeting.endpoints where endpoint !== lossy {
+            let other = try #require(statistics.participants[endpoint.id])
+            #expect(other.nacksReceived == 0)
+            #expect(other.retransmittedPacketsSent == 0 && other.retransmittedBytesSent == 0)
+            #expect(endpoint.receiver.statistics.retransmissionsReceived == 0)
+            // Same composite packets, same count, to everyone.
+            #expect(other.videoPacketsSent == lost.videoPacketsSent)
+        }
+    }
+}

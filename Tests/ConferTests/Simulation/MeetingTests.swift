@@ -1,0 +1,158 @@
+import Foundation
+import Testing
+@testable import ConferCLI
+@testable import Confer
+import ConferMedia
+import ConferNet
+@testable import ConferSimulation
+@testable import ConferJobs
+
+/// Whole meetings in virtual time: participants → host → participants.
+@Suite struct MeetingTests {
+    /// Three members on a clean path, turns of 2 s: everyone gets one composite stream at the
+    /// output rate and one audio stream, the host follows the talker, and participant 1's mix
+    /// holds the others' voices but not its own.
+    @Test func threeMembersReceiveTheCompositeAndFollowTheTalker() throws {
+        let directory = try makeTemporaryDirectory()
+        let mixPath = directory + "/mix.wav"
+        let compositePath = directory + "/composite.y4m"
+        let options = MeetingOptions(participants: 3, duration: .seconds(6.5), canvasWidth: 640, canvasHeight: 360,
+                                     cameraWidth: 320, cameraHeight: 180, cameraBitrate: 300_000, compositeBitrate: 800_000,
+                                     talkTurn: .seconds(2), seed: 7)
+        let report = try Meeting.run(options: options, compositeOutput: compositePath, mixOutput: mixPath)
+
+        #expect(report.members.count == 3)
+        #expect(report.hostSendFrameRate >= 28 && report.hostSendFrameRate <= 31)
+        for member in report.members {
+            #expect(member.videoStreamsReceived == 1 && member.audioStreamsReceived == 1, "member \(member.id)")
+            #expect(member.receivedResolution == "640x360", "member \(member.id)")
+            #expect(member.receiveFrameRate >= 27 && member.receiveFrameRate <= 31, "member \(member.id): \(member.receiveFrameRate)")
+            #expect(member.framesSent >= 190, "member \(member.id) sent \(member.framesSent)")
+            #expect(member.freezeCount == 0, "member \(member.id)")
+            #expect(member.uplink.packetsLost == 0 && member.downlink.packetsLost == 0)
+            #expect(member.audioPacketsSentPerSecond >= 45 && member.audioPacketsSentPerSecond <= 51)
+            #expect(member.audioPacketsReceivedPerSecond >= 45 && member.audioPacketsReceivedPerSecond <= 51)
+            // Each talks for 2 s; detection starts a little late (the path, the jitter buffer, the
+            // level meter) and holds on for 700 ms after (cut for member 3, whose turn ends the meeting).
+            let scheduled = try #require(member.scheduledTalkSeconds)
+            #expect(abs(scheduled - 2) <= 0.15, "member \(member.id) scheduled \(scheduled)")
+            #expect(member.speakingSeconds >= scheduled - 0.3 && member.speakingSeconds <= scheduled + 1,
+                    "member \(member.id): \(member.speakingSeconds)")
+        }
+        // The active speaker follows the turns: 1, then 2, then 3.
+        var sequence: [Int] = []
+        for sample in report.timeline { if let s = sample.activeSpeaker, sequence.last != s { sequence.append(s) } }
+        #expect(sequence == [1, 2, 3])
+        // Participant 1's renderer drew its composite at the stream's rate, inside the budget.
+        let composite = try #require(report.renderer.views.first { $0.view.rawValue == 0 })
+        #expect(composite.framesDrawn >= Int(Double(report.members[0].framesRendered) * 0.95))
+        #expect(report.renderer.utilization <= 1)
+
+        // The written composite has every rendered frame, and the mix-minus holds:
+        // participant 1 (300 Hz) is absent from its own mix, participant 2 (420 Hz) present.
+        #expect(report.compositeFramesWritten == report.members[0].framesRendered)
+        let mix = try AudioFileReader(path: mixPath)
+        var chunk = AudioFrame(silenceOf: 480, channels: 1)
+        var samples: [Int16] = []
+        while try mix.read(into: &chunk, frameCount: 480), chunk.frameCount > 0 { samples += chunk.samples }
+        func power(_ frequency: Double, from start: Double, to end: Double) -> Double {
+            AudioAnalysis.goertzelPower(Array(samples[Int(start * 48_000) ..< Int(end * 48_000)]), frequency: frequency)
+        }
+        let ownInOwnTurn = power(ToneSource.frequency(forIndex: 0), from: 1.0, to: 2.0)
+        let secondInItsTurn = power(ToneSource.frequency(forIndex: 1), from: 3.0, to: 4.0)
+        let thirdInItsTurn = power(ToneSource.frequency(forIndex: 2), from: 5.0, to: 6.0)
+        #expect(secondInItsTurn > 1000 * max(ownInOwnTurn, 1e-9), "own \(ownInOwnTurn), second \(secondInItsTurn)")
+        #expect(thirdInItsTurn > 1000 * max(ownInOwnTurn, 1e-9), "own \(ownInOwnTurn), third \(thirdInItsTurn)")
+    }
+
+    /// 5 % loss both ways with jitter: NACK/RTX and keyframe requests keep the composite flowing.
+    @Test func lossyPathsStillDeliverTheComposite() throws {
+        let conditions = NetworkConditions(delay: .milliseconds(30), jitter: .normal(.milliseconds(10)), loss: 0.05)
+        let options = MeetingOptions(participants: 2, duration: .seconds(4), uplink: conditions, downlink: conditions,
+                                     canvasWidth: 640, canvasHeight: 360, cameraWidth: 320, cameraHeight: 180,
+                                     cameraBitrate: 300_000, compositeBitrate: 800_000, seed: 3)
+        let report = try Meeting.run(options: options)
+        var nacks = 0
+        for member in report.members {
+            #expect(member.downlink.packetsLost > 0 && member.uplink.packetsLost > 0)
+            #expect(member.framesRendered >= 100, "member \(member.id) rendered \(member.framesRendered)")
+            #expect(member.freezeCount <= 1, "member \(member.id)")
+            nacks += member.receive.nacksSent
+        }
+        #expect(nacks > 0)
+    }
+
+    /// Recorded cameras loop when they end; a recorded voice replaces the synthetic turns.
+    @Test func recordedInputsTakePart() throws {
+        let directory = try makeTemporaryDirectory()
+        let videos = [directory + "/a.y4m", directory + "/b.y4m"]
+        for (index, path) in videos.enumerated() {
+            _ = try Generator.run(output: path, pattern: .testcard, width: 160, height: 96, seconds: 1, index: index)
+        }
+        let voice = directory + "/a.wav"
+        _ = try Generator.run(output: voice, seconds: 1, index: 5)
+        let options = MeetingOptions(videoInputs: videos, audioInputs: [voice], duration: .seconds(1.5),
+                                     canvasWidth: 320, canvasHeight: 180, seed: 5)
+        let composite = directory + "/composite.ivf"
+        let report = try Meeting.run(options: options, compositeOutput: composite)
+        #expect(report.members.map(\.video) == videos)
+        // The composite is recorded as it arrived: every frame the jitter buffer handed the
+        // decoder, readable again at the canvas size.
+        #expect(report.compositeFramesWritten == report.members[0].receive.video?.framesDecoded)
+        let reader = try VideoFileReader(path: composite)
+        #expect(reader.width == 320 && reader.height == 180)
+        var decoded = 0
+        while try reader.next() != nil { decoded += 1 }
+        #expect(decoded == report.compositeFramesWritten)
+        #expect(report.members[0].audio == voice && report.members[0].scheduledTalkSeconds == nil)
+        #expect(report.members[1].scheduledTalkSeconds != nil)
+        for member in report.members {
+            // 1.5 s of a 1 s clip at 30 fps: the clip played on from its start.
+            #expect(member.framesSent >= 44, "member \(member.id) sent \(member.framesSent)")
+            #expect(member.sentResolution == "160x96" && member.hostReceivedResolution == "160x96")
+            #expect(member.framesRendered >= 30)
+        }
+    }
+
+    @Test func theSameSeedGivesTheSameMeeting() throws {
+        let options = MeetingOptions(participants: 2, duration: .seconds(1), canvasWidth: 320, canvasHeight: 180,
+                                     cameraWidth: 160, cameraHeight: 90, seed: 11)
+        let a = try Meeting.run(options: options)
+        let b = try Meeting.run(options: options)
+        #expect(a.members.map(\.downlink.bytesSent) == b.members.map(\.downlink.bytesSent))
+        #expect(a.members.map(\.framesRendered) == b.members.map(\.framesRendered))
+    }
+
+    @Test func badOptionsAreRefused() {
+        #expect(throws: JobError.self) { try MeetingOptions(participants: 0).validate() }
+        #expect(throws: JobError.self) { try MeetingOptions(participants: 65).validate() }
+        #expect(throws: JobError.self) { try MeetingOptions(audioInputs: ["a", "b", "c", "d", "e"]).validate() }
+        #expect(throws: JobError.self) { try MeetingOptions(canvasWidth: 641).validate() }
+        #expect(throws: JobError.self) { try MeetingOptions(duration: .zero).validate() }
+        #expect(throws: (any Error).self) { try Meeting.run(options: MeetingOptions(videoInputs: ["/nonexistent.y4m"])) }
+    }
+}
+
+@Suite struct MeetingCommandTests {
+    @Test func acceptsAGoodCommandLine() throws {
+        let command = try MeetingCommand.parse(["--participants", "9", "--loss", "3", "--jitter", "20", "--layout", "speaker",
+                                                "-o", "call.ivf", "--audio-out", "mix.wav", "--size", "640x360"])
+        let options = try command.meetingOptions()
+        #expect(options.memberCount == 9 && options.layout == .speaker)
+        #expect(options.uplink.loss == 0.03 && options.downlink.loss == 0.03)
+        #expect(options.canvasWidth == 640 && options.canvasHeight == 360)
+        let files = try MeetingCommand.parse(["--inputs", "a.y4m", "b.y4m", "--audio-inputs", "a.wav"])
+        #expect(files.inputs == ["a.y4m", "b.y4m"] && files.audioInputs == ["a.wav"])
+    }
+
+    @Test(arguments: [
+        ["--loss", "120"],
+        ["--layout", "diagonal"],
+        ["--participants", "3", "--inputs", "a.y4m", "b.y4m"],
+        ["--bitrate", "5"],
+        ["--codec", "av1"],
+    ])
+    func rejectsABadCommandLine(arguments: [String]) {
+        #expect(throws: (any Error).self) { try MeetingCommand.parse(arguments) }
+    }
+}
