@@ -36,7 +36,7 @@ public enum Comparison {
         let ref = try VideoFileReader(path: reference)
         let tst = try VideoFileReader(path: test)
         guard ref.width == tst.width, ref.height == tst.height else {
-            throw JobError("sizes differ: \(reference) is \(ref.width)x\(ref.height), \(test) is \(tst.width)x\(tst.height); "
+            throw JobError(.invalidInput, "sizes differ: \(reference) is \(ref.width)x\(ref.height), \(test) is \(tst.width)x\(tst.height); "
                            + "scale one with `confer transcode --size` first")
         }
         var summary = QualitySummary()

@@ -112,7 +112,7 @@ func makeDirectory(_ path: String) throws {
     for part in path.split(separator: "/") {
         built += "/" + part
         if mkdir(built, 0o755) != 0 && errno != EEXIST {
-            throw JobError("cannot create directory \(built): error \(errno)")
+            throw JobError(.io, "cannot create directory \(built): error \(errno)")
         }
     }
 }

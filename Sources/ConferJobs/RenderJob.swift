@@ -85,20 +85,20 @@ public enum RenderJob {
     /// Runs the simulation; `progress(done, total)` is called after every refresh.
     public static func run(inputs: [String], options: RenderOptions = RenderOptions(),
                            progress: (Int, Int?) -> Void = { _, _ in }) throws -> RenderReport {
-        guard !inputs.isEmpty else { throw JobError("render needs at least one video input") }
-        guard inputs.count <= 1024 else { throw JobError("\(inputs.count) inputs; render takes at most 1024") }
+        guard !inputs.isEmpty else { throw JobError(.invalidOptions, "render needs at least one video input") }
+        guard inputs.count <= 1024 else { throw JobError(.invalidOptions, "\(inputs.count) inputs; render takes at most 1024") }
         if let speaker = options.speaker, !inputs.indices.contains(speaker) {
-            throw JobError("speaker \(speaker) is not an input index (0…\(inputs.count - 1))")
+            throw JobError(.invalidOptions, "speaker \(speaker) is not an input index (0…\(inputs.count - 1))")
         }
         if let duration = options.duration, !(duration > 0 && duration <= 86_400) {
-            throw JobError("duration \(duration) s must be within (0, 86400]")
+            throw JobError(.invalidOptions, "duration \(duration) s must be within (0, 86400]")
         }
         let start = ContinuousClock.now
         let pacer = try FramePacer(drawsPerSecond: options.budget, refreshRate: options.refreshRate)
         var readers: [VideoFileReader] = []
         for (i, path) in inputs.enumerated() {
             let reader = try VideoFileReader(path: path)
-            guard reader.frameRate > 0 else { throw JobError("\(path) has no usable frame rate") }
+            guard reader.frameRate > 0 else { throw JobError(.invalidInput, "\(path) has no usable frame rate") }
             readers.append(reader)
             try pacer.add(RenderView(id: ViewID(i), stream: StreamID(UInt64(i)), width: options.viewWidth,
                                      height: options.viewHeight, priority: i == options.speaker ? .high : .normal))
@@ -152,7 +152,7 @@ public enum RenderJob {
         var longest = 0.0
         for (reader, path) in zip(readers, inputs) {
             guard let count = reader.frameCount else {
-                throw JobError("the length of \(path) is not known; give --duration")
+                throw JobError(.invalidInput, "the length of \(path) is not known; give --duration")
             }
             longest = max(longest, Double(count) / reader.frameRate)
         }

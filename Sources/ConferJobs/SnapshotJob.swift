@@ -23,8 +23,8 @@ public struct SnapshotReport: Codable, Sendable {
 public enum SnapshotJob {
     /// Writes the frame of `input` on screen at `seconds` (frame `⌊seconds × rate⌋`) to `output`.
     public static func run(input: String, output: String, at seconds: Double = 0) throws -> SnapshotReport {
-        guard seconds.isFinite, seconds >= 0 else { throw JobError("--at \(seconds) must be a time of 0 s or more") }
-        guard fileExtension(output) == "png" else { throw JobError("a snapshot is a PNG picture: write to FILE.png, not '\(output)'") }
+        guard seconds.isFinite, seconds >= 0 else { throw JobError(.invalidOptions, "--at \(seconds) must be a time of 0 s or more") }
+        guard fileExtension(output) == "png" else { throw JobError(.unsupportedFormat, "a snapshot is a PNG picture: write to FILE.png, not '\(output)'") }
         let reader = try VideoFileReader(path: input)
         // The tiny bias keeps a time given as k / rate (0.1 at 30 fps) on frame k.
         let wanted = Int((seconds * reader.frameRate + 1e-6).rounded(.down))
@@ -32,13 +32,13 @@ public enum SnapshotJob {
         var chosen: VideoFrame?
         while index <= wanted {
             guard let frame = try reader.next() else {
-                throw JobError("\(input) has \(index) frames (\(fixedSeconds(Double(index) / reader.frameRate)) s); "
+                throw JobError(.invalidInput, "\(input) has \(index) frames (\(fixedSeconds(Double(index) / reader.frameRate)) s); "
                                + "--at \(seconds) is past its end")
             }
             chosen = frame
             index += 1
         }
-        guard let frame = chosen else { throw JobError("\(input) has no frames") }
+        guard let frame = chosen else { throw JobError(.invalidInput, "\(input) has no frames") }
         try PNGFile.write(frame, to: output)
         let bytes = (try? FileByteSource(path: output).length) ?? nil
         return SnapshotReport(input: input, output: output, frameIndex: wanted, seconds: Double(wanted) / reader.frameRate,

@@ -99,7 +99,7 @@ public enum Transcoder {
         let height = options.size?.height ?? reader.height
         let inRate = reader.frameRate
         let outRate = options.frameRate ?? inRate
-        guard outRate > 0, inRate > 0 else { throw JobError("frame rate must be positive") }
+        guard outRate > 0, inRate > 0 else { throw JobError(.invalidInput, "frame rate must be positive") }
         let bitrate = (options.bitrateKbps ?? TranscodeOptions.defaultVideoBitrateKbps(width: width, height: height)) * 1000
         let settings = VideoEncoderSettings(width: width, height: height, frameRate: outRate, bitrate: bitrate,
                                             threads: options.threads, speed: options.speed, errorResilient: true,
@@ -143,7 +143,7 @@ public enum Transcoder {
     static func audio(input: String, output: String, options: TranscodeOptions,
                       progress: (Int, Int?) -> Void) throws -> TranscodeReport {
         if let codec = options.codec, codec != .opus {
-            throw JobError("\(input) is audio; --codec \(codec) is a video codec (use opus, or write .wav)")
+            throw JobError(.unsupportedFormat, "\(input) is audio; --codec \(codec) is a video codec (use opus, or write .wav)")
         }
         let start = ContinuousClock.now
         let reader = try AudioFileReader(path: input)

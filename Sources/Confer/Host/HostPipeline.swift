@@ -93,10 +93,10 @@ public final class HostPipeline {
     public init(configuration: HostPipelineConfiguration) throws {
         guard Set([configuration.videoPayloadType, configuration.rtxPayloadType, configuration.audioPayloadType]).count == 3,
               configuration.videoPayloadType <= 127, configuration.rtxPayloadType <= 127, configuration.audioPayloadType <= 127 else {
-            throw HostPipelineError("every stream needs its own payload type, 0…127")
+            throw HostPipelineError(.invalidConfiguration, "every stream needs its own payload type, 0…127")
         }
         guard Set([configuration.videoSSRC, configuration.rtxSSRC, configuration.audioSSRC]).count == 3 else {
-            throw HostPipelineError("every stream needs its own SSRC")
+            throw HostPipelineError(.invalidConfiguration, "every stream needs its own SSRC")
         }
         self.configuration = configuration
         random = SeededRandom(seed: configuration.seed)
@@ -127,13 +127,13 @@ public final class HostPipeline {
     public func addParticipant(_ id: ParticipantID, configuration participant: HostParticipantConfiguration, at now: Timestamp,
                                output: @escaping (UnsafeRawBufferPointer) -> Void) throws {
         advanceClock(to: now)
-        guard participantIndex[id] == nil else { throw HostPipelineError("\(id) is already in the meeting") }
+        guard participantIndex[id] == nil else { throw HostPipelineError(.duplicateParticipant, "\(id) is already in the meeting") }
         let added = try HostPipelineParticipant(id: id, configuration: participant, host: configuration, video: video,
                                                 random: &random, output: output)
         do throws(AudioMixerError) {
             try audio.mixer.add(id)
         } catch {
-            throw HostPipelineError("\(id) cannot be mixed: \(error)")
+            throw HostPipelineError(.mixerRefused, "\(id) cannot be mixed: \(error)")
         }
         if added.sendsVideo { video.compositor.add(participant: id) }
         participantIndex[id] = participants.count
@@ -204,7 +204,7 @@ public final class HostPipeline {
         try runAudioSteps(until: now)
         try sendVideoFrameIfDue(at: now)
         for participant in participants {
-            participant.downlink.sendReportIfDue(video: video.writer.statistics, cname: configuration.cname,
+            participant.downlink.sendReportIfDue(video: video.packetizer.statistics, cname: configuration.cname,
                                                  clock: configuration.ntpClock, at: now)
         }
     }

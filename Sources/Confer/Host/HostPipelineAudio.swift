@@ -46,7 +46,7 @@ final class HostPipelineAudio {
 
     init(configuration: HostPipelineConfiguration) throws {
         guard OpusEncoder.supportedFrameDurations.contains(configuration.audioFrameDuration) else {
-            throw HostPipelineError("an audio frame of \(configuration.audioFrameDuration) ms is not 10, 20, 40 or 60")
+            throw HostPipelineError(.invalidConfiguration, "an audio frame of \(configuration.audioFrameDuration) ms is not 10, 20, 40 or 60")
         }
         mixer = AudioMixer(configuration: configuration.mixer)
         settings = AudioEncoderSettings(channels: mixer.configuration.outputChannels.count, bitrate: configuration.audioBitrate,

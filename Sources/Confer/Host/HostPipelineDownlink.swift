@@ -15,8 +15,7 @@ final class HostPipelineDownlink {
     let transport: SendPipelineTransport
     /// Reads the participant's feedback, protected with the downlink key.
     let control: SendPipelineControlInput
-    private var audioWriter: SendPipelinePacketWriter
-    private var audioPayloader = OpusPayloader(marksTalkspurts: true)
+    private var audioPacketizer: RTPPacketizer
     private let audioMaximumPayloadSize: Int
     /// The probe burst in progress.
     var probe = SendPipelineProbe()
@@ -54,18 +53,17 @@ final class HostPipelineDownlink {
             maximumPacketSize: host.maximumPacketSize, srtpKey: participant.srtpKey, estimator: estimator,
             firstTransportSequenceNumber: UInt16(truncatingIfNeeded: random.next()), output: output)
         control = try SendPipelineControlInput(srtpKey: participant.srtpKey)
-        audioWriter = try SendPipelinePacketWriter(
-            ssrc: host.audioSSRC, payloadType: host.audioPayloadType, clockRate: Codec.opus.rtpClockRate,
-            transportSequenceNumberID: host.transportSequenceNumberID, absoluteSendTimeID: nil,
-            firstSequenceNumber: UInt16(truncatingIfNeeded: random.next()),
-            timestampOffset: UInt32(truncatingIfNeeded: random.next()))
-        audioMaximumPayloadSize = transport.maximumRTPSize - audioWriter.headerSize
+        audioPacketizer = try RTPPacketizer(
+            stream: .opus, ssrc: host.audioSSRC, payloadType: host.audioPayloadType, random: &random,
+            transportSequenceNumberID: host.transportSequenceNumberID, absoluteSendTimeID: nil, marksTalkspurts: true,
+            error: { HostPipelineError(.invalidConfiguration, $0) })
+        audioMaximumPayloadSize = transport.maximumRTPSize - audioPacketizer.headerSize
         reportInterval = host.reportInterval
         retransmissions = HostPipelineRetransmissionThrottle(capacity: host.historyCapacity)
     }
 
     /// The audio stream's SSRC.
-    var audioSSRC: UInt32 { audioWriter.ssrc }
+    var audioSSRC: UInt32 { audioPacketizer.ssrc }
 
     /// The round-trip time measured last: from receiver reports when fresh, else from transport-cc.
     var roundTripTime: TimeDelta? { reportRoundTripTime ?? transport.estimator.snapshot.roundTripTime }
@@ -102,15 +100,14 @@ final class HostPipelineDownlink {
     /// Sends an Opus packet, captured at `captureTime`, on this participant's audio stream.
     func sendAudio(_ encoded: EncodedFrame, captureTime: Timestamp, at now: Timestamp) {
         startReports(at: now)
-        let rtpTimestamp = audioWriter.rtpTimestamp(at: captureTime)
+        let rtpTimestamp = audioPacketizer.rtpTimestamp(at: captureTime)
         let buffer = transport.buffer
-        let transportOffset = audioWriter.transportSequenceOffset
+        let transportOffset = audioPacketizer.transportSequenceOffset
         let maximum = audioMaximumPayloadSize
         // An Opus packet always fits (the encoder writes at most 1275 bytes of a 20 ms
         // frame at these bitrates); one that does not is counted by the transport.
-        _ = try? audioPayloader.payload(encoded, maxPayloadSize: maximum) { payload, marker in
-            let length = audioWriter.write(payload: payload, marker: marker, rtpTimestamp: rtpTimestamp,
-                                           captureTime: captureTime, into: buffer)
+        _ = try? audioPacketizer.packetize(encoded, rtpTimestamp: rtpTimestamp, captureTime: captureTime, maxPayloadSize: maximum,
+                                           into: buffer) { length in
             let size = transport.sendRTP(length: length, transportSequenceOffset: transportOffset,
                                          absoluteSendTimeOffset: nil, at: now)
             guard size > 0 else { return }
@@ -131,8 +128,8 @@ final class HostPipelineDownlink {
         nextReport = max(due + reportInterval, now)
         var packets: [RTCPPacket] = []
         if video.packetsSent > 0 { packets.append(.senderReport(video.makeSenderReport(now: now, clock: clock))) }
-        if audioWriter.statistics.packetsSent > 0 {
-            packets.append(.senderReport(audioWriter.statistics.makeSenderReport(now: now, clock: clock)))
+        if audioPacketizer.statistics.packetsSent > 0 {
+            packets.append(.senderReport(audioPacketizer.statistics.makeSenderReport(now: now, clock: clock)))
         }
         guard case .senderReport(let first) = packets.first else { return }
         packets.append(.sourceDescription(RTCPSourceDescription(ssrc: first.ssrc, cname: cname)))

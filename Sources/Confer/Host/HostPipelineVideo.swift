@@ -17,10 +17,9 @@ final class HostPipelineVideo {
     let configuration: HostPipelineConfiguration
     var compositor: VideoCompositor
     private let encoder: AnyVideoEncoder
-    private var payloader: SendPipelineVideoPayloader
-    private(set) var writer: SendPipelinePacketWriter
+    private(set) var packetizer: RTPPacketizer
     /// Writes padding-only probe packets on the RTX stream.
-    private var rtxWriter: SendPipelinePacketWriter
+    private var rtxWriter: RTPPacketizer
     private(set) var history: RTPPacketHistory
     private var encoded: EncodedFrame
     /// Where each composite packet is written once, before any participant's transport copies it.
@@ -49,24 +48,23 @@ final class HostPipelineVideo {
     init(configuration: HostPipelineConfiguration, random: inout SeededRandom) throws {
         self.configuration = configuration
         guard configuration.codec.isVideo else {
-            throw HostPipelineError("opus is an audio codec; the composite needs vp8, vp9 or h264")
+            throw HostPipelineError(.invalidConfiguration, "opus is an audio codec; the composite needs vp8, vp9 or h264")
         }
         guard configuration.width >= 16, configuration.height >= 16, configuration.width % 2 == 0,
               configuration.height % 2 == 0 else {
-            throw HostPipelineError("a canvas of \(configuration.width)x\(configuration.height): sizes must be even and at least 16")
+            throw HostPipelineError(.invalidConfiguration, "a canvas of \(configuration.width)x\(configuration.height): sizes must be even and at least 16")
         }
         guard configuration.frameRate > 0, configuration.frameRate <= 240 else {
-            throw HostPipelineError("a frame rate of \(configuration.frameRate) is outside 0…240")
+            throw HostPipelineError(.invalidConfiguration, "a frame rate of \(configuration.frameRate) is outside 0…240")
         }
         guard configuration.minimumBitrate > 0, configuration.maximumBitrate >= configuration.minimumBitrate else {
-            throw HostPipelineError("video bitrates must satisfy 0 < minimum ≤ maximum")
+            throw HostPipelineError(.invalidConfiguration, "video bitrates must satisfy 0 < minimum ≤ maximum")
         }
         compositor = VideoCompositor(
             configuration: VideoCompositor.Configuration(
                 width: configuration.width, height: configuration.height, frameRate: configuration.frameRate,
                 placeholderTimeout: configuration.placeholderTimeout),
             layoutKind: configuration.layout)
-        payloader = try SendPipelineVideoPayloader(codec: configuration.codec)
         let speed = configuration.codec == .vp8 ? -abs(configuration.speed) : configuration.speed
         encoderBitrate = configuration.effectiveStartBitrate
         encoder = try AnyVideoEncoder(
@@ -76,26 +74,25 @@ final class HostPipelineVideo {
                 bitrate: encoderBitrate, threads: configuration.threads, speed: speed, errorResilient: true,
                 keyframeInterval: 0),
             allowsFrameDropping: configuration.allowsFrameDropping)
-        writer = try SendPipelinePacketWriter(
-            ssrc: configuration.videoSSRC, payloadType: configuration.videoPayloadType,
-            clockRate: configuration.codec.rtpClockRate, transportSequenceNumberID: configuration.transportSequenceNumberID,
-            absoluteSendTimeID: nil, firstSequenceNumber: UInt16(truncatingIfNeeded: random.next()),
-            timestampOffset: UInt32(truncatingIfNeeded: random.next()))
-        rtxWriter = try SendPipelinePacketWriter(
-            ssrc: configuration.rtxSSRC, payloadType: configuration.rtxPayloadType,
-            clockRate: configuration.codec.rtpClockRate, transportSequenceNumberID: configuration.transportSequenceNumberID,
-            absoluteSendTimeID: nil, firstSequenceNumber: 0, timestampOffset: 0)
+        packetizer = try RTPPacketizer(
+            stream: configuration.codec, ssrc: configuration.videoSSRC, payloadType: configuration.videoPayloadType,
+            random: &random, transportSequenceNumberID: configuration.transportSequenceNumberID, absoluteSendTimeID: nil,
+            error: { HostPipelineError(.invalidConfiguration, $0) })
+        rtxWriter = try RTPPacketizer(
+            rtxOf: configuration.codec, ssrc: configuration.rtxSSRC, payloadType: configuration.rtxPayloadType,
+            transportSequenceNumberID: configuration.transportSequenceNumberID, absoluteSendTimeID: nil,
+            error: { HostPipelineError(.invalidConfiguration, $0) })
         // Participants join later with keys of any profile: leave room for the largest tag.
         let tag = SRTPProfile.allCases.map(\.rtpOverhead).max() ?? 0
         let maximumRTPSize = configuration.maximumPacketSize - tag
         guard maximumRTPSize >= 200 else {
-            throw HostPipelineError("a maximum packet size of \(configuration.maximumPacketSize) bytes leaves too little room for media")
+            throw HostPipelineError(.invalidConfiguration, "a maximum packet size of \(configuration.maximumPacketSize) bytes leaves too little room for media")
         }
         history = RTPPacketHistory(
             configuration: .init(capacity: configuration.historyCapacity, maxAge: .seconds(1), maxPacketSize: maximumRTPSize),
             rtxSSRC: configuration.rtxSSRC, rtxPayloadType: configuration.rtxPayloadType,
             firstRTXSequenceNumber: UInt16(truncatingIfNeeded: random.next()))
-        maximumPayloadSize = maximumRTPSize - writer.headerSize - RTXPacket.originalSequenceNumberSize
+        maximumPayloadSize = maximumRTPSize - packetizer.headerSize - RTXPacket.originalSequenceNumberSize
         packet = .allocate(byteCount: maximumRTPSize, alignment: 16)
         encoded = EncodedFrame(codec: configuration.codec)
         throttle = HostPipelineKeyframeThrottle(interval: configuration.keyframeRequestInterval)
@@ -104,7 +101,7 @@ final class HostPipelineVideo {
     deinit { packet.deallocate() }
 
     /// Where the transport-wide sequence number sits in every composite and RTX packet.
-    var transportSequenceOffset: Int? { writer.transportSequenceOffset }
+    var transportSequenceOffset: Int? { packetizer.transportSequenceOffset }
 
     /// Composes the canvas for `frameTime`, encodes it once and sends each packet to every
     /// one of `participants`, at `now`.
@@ -122,19 +119,21 @@ final class HostPipelineVideo {
             keyFramesEncoded += 1
             throttle.keyframeEncoded(at: now)
         }
-        let rtpTimestamp = writer.rtpTimestamp(at: frameTime)
+        let rtpTimestamp = packetizer.rtpTimestamp(at: frameTime)
         lastRTPTimestamp = rtpTimestamp
         let buffer = UnsafeMutableRawBufferPointer(packet)
-        let transportOffset = writer.transportSequenceOffset
-        try payloader.payload(encoded, maxPayloadSize: maximumPayloadSize) { payload, marker in
-            let length = writer.write(payload: payload, marker: marker, rtpTimestamp: rtpTimestamp,
-                                      captureTime: frameTime, into: buffer)
-            guard length > 0 else { return }
-            let bytes = UnsafeRawBufferPointer(rebasing: buffer[0 ..< length])
-            if let view = try? RTPPacketView(bytes) { history.store(view, sentAt: now) }
-            for participant in participants {
-                participant.downlink.sendVideo(bytes, transportSequenceOffset: transportOffset, at: now)
+        let transportOffset = packetizer.transportSequenceOffset
+        do {
+            try packetizer.packetize(encoded, rtpTimestamp: rtpTimestamp, captureTime: frameTime, maxPayloadSize: maximumPayloadSize,
+                                     into: buffer) { length in
+                let bytes = UnsafeRawBufferPointer(rebasing: buffer[0 ..< length])
+                if let view = try? RTPPacketView(bytes) { history.store(view, sentAt: now) }
+                for participant in participants {
+                    participant.downlink.sendVideo(bytes, transportSequenceOffset: transportOffset, at: now)
+                }
             }
+        } catch {
+            throw error.payloadError
         }
         framesSent += 1
         sendRate.record(at: now)
@@ -145,7 +144,7 @@ final class HostPipelineVideo {
     func retransmit(_ sequenceNumbers: [UInt16], to downlink: HostPipelineDownlink, at now: Timestamp) {
         downlink.nacksReceived += 1
         downlink.retransmissions.filter(sequenceNumbers, rtt: downlink.roundTripTime ?? .milliseconds(100), at: now)
-        let transportOffset = writer.transportSequenceOffset
+        let transportOffset = packetizer.transportSequenceOffset
         // The per-participant record throttled; the shared history must not (rtt zero).
         history.retransmit(downlink.retransmissions.allowed, now: now, rtt: .zero) { packet in
             downlink.sendRetransmission(packet, transportSequenceOffset: transportOffset, at: now)

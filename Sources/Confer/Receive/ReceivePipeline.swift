@@ -1,7 +1,7 @@
 public import ConferMedia
-public import ConferRTP
-public import ConferSRTP
-public import ConferJitter
+import ConferRTP
+import ConferSRTP
+import ConferJitter
 
 /// The receiving side of a call: datagrams in, pictures and audio out, feedback back.
 ///
@@ -63,12 +63,12 @@ public final class ReceivePipeline {
     public init(configuration: ReceivePipelineConfiguration, output: @escaping (UnsafeRawBufferPointer) -> Void,
                 render: @escaping (ReceivedVideoFrame) -> Void) throws {
         guard configuration.video != nil || configuration.audio != nil else {
-            throw ReceivePipelineError("a receive pipeline needs a video or an audio stream")
+            throw ReceivePipelineError(.invalidConfiguration, "a receive pipeline needs a video or an audio stream")
         }
         let payloadTypes = [configuration.video?.payloadType, configuration.video?.rtxPayloadType, configuration.audio?.payloadType]
             .compactMap { $0 }
         guard Set(payloadTypes).count == payloadTypes.count, payloadTypes.allSatisfy({ $0 <= 127 }) else {
-            throw ReceivePipelineError("every stream needs its own payload type, 0…127")
+            throw ReceivePipelineError(.invalidConfiguration, "every stream needs its own payload type, 0…127")
         }
         self.configuration = configuration
         video = try configuration.video.map { try ReceivePipelineVideoStream(configuration: $0, ownSSRC: configuration.ssrc) }

@@ -1,6 +1,6 @@
-public import ConferMedia
-public import ConferRTP
-public import ConferJitter
+import ConferMedia
+package import ConferRTP
+package import ConferJitter
 
 /// The audio half of a ``ReceivePipeline``: the jitter buffer (which decodes, conceals and
 /// time-stretches) and the reception statistics for receiver reports.

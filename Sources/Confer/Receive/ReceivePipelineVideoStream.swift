@@ -1,7 +1,7 @@
-public import ConferMedia
-public import ConferCodecs
-public import ConferRTP
-public import ConferJitter
+import ConferMedia
+import ConferCodecs
+package import ConferRTP
+package import ConferJitter
 
 /// The video half of a ``ReceivePipeline``: the jitter buffer, the decoder, and the
 /// reception statistics for receiver reports.
@@ -44,7 +44,7 @@ package final class ReceivePipelineVideoStream {
 
     init(configuration: ReceivePipelineConfiguration.Video, ownSSRC: UInt32) throws {
         guard configuration.codec.isVideo else {
-            throw ReceivePipelineError("opus is an audio codec; the video stream needs vp8, vp9 or h264")
+            throw ReceivePipelineError(.invalidConfiguration, "opus is an audio codec; the video stream needs vp8, vp9 or h264")
         }
         self.configuration = configuration
         self.ownSSRC = ownSSRC
@@ -168,7 +168,7 @@ package final class ReceivePipelineVideoStream {
         jitterBuffer.frameRendered(at: shown)
         // Relative media time back to RTP ticks, rounding to the nearest tick (the buffer
         // converted ticks to whole microseconds rounding down).
-        let ticks = (encoded.timestamp.microseconds * Int64(configuration.codec.rtpClockRate) + 500_000) / 1_000_000
+        let ticks = RTPPacketizer.ticks(encoded.timestamp - .zero, clockRate: configuration.codec.rtpClockRate)
         output(.frame(ReceivedVideoFrame(
             frame: picture, renderTime: shown, rtpTimestamp: reference &+ UInt32(truncatingIfNeeded: ticks),
             ssrc: ssrc, isKeyframe: encoded.isKeyframe)))

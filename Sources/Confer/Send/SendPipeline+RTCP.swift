@@ -73,7 +73,7 @@ extension SendPipeline {
     func sendReport(at now: Timestamp, goodbye: RTCPBye? = nil) {
         var packets: [RTCPPacket] = []
         var firstSSRC: UInt32?
-        for writer in [video?.writer, audio?.writer].compactMap({ $0 }) where writer.statistics.packetsSent > 0 {
+        for writer in [video?.packetizer, audio?.packetizer].compactMap({ $0 }) where writer.statistics.packetsSent > 0 {
             packets.append(.senderReport(writer.statistics.makeSenderReport(now: now, clock: configuration.ntpClock)))
             firstSSRC = firstSSRC ?? writer.ssrc
         }

@@ -1,7 +1,7 @@
 public import ConferMedia
-public import ConferCodecs
-public import ConferRTP
-public import ConferCongestion
+import ConferCodecs
+import ConferRTP
+import ConferCongestion
 
 /// The sending side of a call: frames in, datagrams out, feedback in.
 ///
@@ -48,12 +48,12 @@ public final class SendPipeline {
     ///   or SRTP's error when one cannot be created.
     public init(configuration: SendPipelineConfiguration, output: @escaping (UnsafeRawBufferPointer) -> Void) throws {
         guard configuration.video != nil || configuration.audio != nil else {
-            throw SendPipelineError("a send pipeline needs a video or an audio stream")
+            throw SendPipelineError(.invalidConfiguration, "a send pipeline needs a video or an audio stream")
         }
         if let video = configuration.video, let audio = configuration.audio {
             guard Set([video.ssrc, video.rtxSSRC, audio.ssrc]).count == 3,
                   Set([video.payloadType, video.rtxPayloadType, audio.payloadType]).count == 3 else {
-                throw SendPipelineError("every stream needs its own SSRC and payload type")
+                throw SendPipelineError(.invalidConfiguration, "every stream needs its own SSRC and payload type")
             }
         }
         self.configuration = configuration
@@ -86,7 +86,7 @@ public final class SendPipeline {
     /// - Throws: ``SendPipelineError`` when there is no video stream or the frame's size is
     ///   not the stream's; the encoder's error if it fails.
     public func sendVideo(_ frame: VideoFrame, at now: Timestamp) throws {
-        guard let video else { throw SendPipelineError("this pipeline sends no video") }
+        guard let video else { throw SendPipelineError(.wrongInput, "this pipeline sends no video") }
         startReports(at: now)
         sendProbes(at: now)
         try video.send(frame, at: now, transport: transport)
@@ -98,7 +98,7 @@ public final class SendPipeline {
     /// - Throws: ``SendPipelineError`` when there is no video stream or the frame is of
     ///   another codec; the payloader's error when the frame cannot be packetized.
     public func sendEncodedVideo(_ frame: EncodedFrame, at now: Timestamp) throws {
-        guard let video else { throw SendPipelineError("this pipeline sends no video") }
+        guard let video else { throw SendPipelineError(.wrongInput, "this pipeline sends no video") }
         startReports(at: now)
         sendProbes(at: now)
         try video.send(encoded: frame, at: now, transport: transport)
@@ -107,7 +107,7 @@ public final class SendPipeline {
     /// Takes `frame`'s samples (any number; its timestamp is its first sample's capture
     /// time) and sends a packet for each Opus frame they complete, at `now`.
     public func sendAudio(_ frame: AudioFrame, at now: Timestamp) throws {
-        guard let audio else { throw SendPipelineError("this pipeline sends no audio") }
+        guard let audio else { throw SendPipelineError(.wrongInput, "this pipeline sends no audio") }
         startReports(at: now)
         try audio.send(frame, at: now, transport: transport)
     }
@@ -128,7 +128,7 @@ public final class SendPipeline {
 
     /// The RTP timestamp a video frame captured at `time` is sent with (for matching what a
     /// receiver rendered to what was captured), or nil without video.
-    public func videoRTPTimestamp(at time: Timestamp) -> UInt32? { video?.writer.rtpTimestamp(at: time) }
+    public func videoRTPTimestamp(at time: Timestamp) -> UInt32? { video?.packetizer.rtpTimestamp(at: time) }
 
     /// The bitrate the congestion controller allows now, in bits per second (audio included).
     public var targetBitrate: Int { Int(transport.estimator.targetBitrate.bitsPerSecond) }

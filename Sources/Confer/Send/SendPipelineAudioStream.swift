@@ -1,14 +1,13 @@
-public import ConferMedia
-public import ConferCodecs
-public import ConferRTP
+import ConferMedia
+import ConferCodecs
+package import ConferRTP
 
 /// The audio half of a ``SendPipeline``: gathers samples into Opus frames, encodes and
 /// sends one packet per frame.
 package final class SendPipelineAudioStream {
     let configuration: SendPipelineConfiguration.Audio
     private var encoder: OpusEncoder
-    private var payloader = OpusPayloader(marksTalkspurts: true)
-    package private(set) var writer: SendPipelinePacketWriter
+    package private(set) var packetizer: RTPPacketizer
     /// Samples gathered for the next Opus frame; its timestamp is its first sample's capture time.
     private var pending: AudioFrame
     private var pendingFrames = 0
@@ -20,16 +19,15 @@ package final class SendPipelineAudioStream {
          random: inout SeededRandom) throws {
         self.configuration = configuration
         guard configuration.settings.channels == 1 || configuration.settings.channels == 2 else {
-            throw SendPipelineError("audio has 1 or 2 channels, not \(configuration.settings.channels)")
+            throw SendPipelineError(.invalidConfiguration, "audio has 1 or 2 channels, not \(configuration.settings.channels)")
         }
         encoder = try OpusEncoder(settings: configuration.settings)
-        writer = try SendPipelinePacketWriter(
-            ssrc: configuration.ssrc, payloadType: configuration.payloadType, clockRate: Codec.opus.rtpClockRate,
+        packetizer = try RTPPacketizer(
+            stream: .opus, ssrc: configuration.ssrc, payloadType: configuration.payloadType, random: &random,
             transportSequenceNumberID: pipeline.transportSequenceNumberID, absoluteSendTimeID: pipeline.absoluteSendTimeID,
-            firstSequenceNumber: UInt16(truncatingIfNeeded: random.next()),
-            timestampOffset: UInt32(truncatingIfNeeded: random.next()))
+            marksTalkspurts: true, error: { SendPipelineError(.invalidConfiguration, $0) })
         pending = AudioFrame(silenceOf: configuration.settings.samplesPerFrame, channels: configuration.settings.channels)
-        maxPayloadSize = transport.maximumRTPSize - writer.headerSize
+        maxPayloadSize = transport.maximumRTPSize - packetizer.headerSize
     }
 
     /// Takes `frame`'s samples (any count; its timestamp is its first sample's capture
@@ -37,7 +35,7 @@ package final class SendPipelineAudioStream {
     func send(_ frame: AudioFrame, at now: Timestamp, transport: SendPipelineTransport) throws {
         let channels = configuration.settings.channels
         guard frame.channels == channels else {
-            throw SendPipelineError("a \(frame.channels)-channel frame reached a \(channels)-channel audio stream")
+            throw SendPipelineError(.wrongInput, "a \(frame.channels)-channel frame reached a \(channels)-channel audio stream")
         }
         let frameLength = configuration.settings.samplesPerFrame
         var consumed = 0
@@ -61,22 +59,21 @@ package final class SendPipelineAudioStream {
     private func encodeAndSend(at now: Timestamp, transport: SendPipelineTransport) throws {
         try encoder.encode(pending, into: &encoded)
         statistics.framesEncoded += 1
-        let rtpTimestamp = writer.rtpTimestamp(at: pending.timestamp)
+        let rtpTimestamp = packetizer.rtpTimestamp(at: pending.timestamp)
         let captureTime = pending.timestamp
         let buffer = transport.buffer
-        let transportOffset = writer.transportSequenceOffset
-        let sendTimeOffset = writer.absoluteSendTimeOffset
+        let transportOffset = packetizer.transportSequenceOffset
+        let sendTimeOffset = packetizer.absoluteSendTimeOffset
         do {
-            try payloader.payload(encoded, maxPayloadSize: maxPayloadSize) { payload, marker in
-                let length = writer.write(payload: payload, marker: marker, rtpTimestamp: rtpTimestamp,
-                                          captureTime: captureTime, into: buffer)
+            try packetizer.packetize(encoded, rtpTimestamp: rtpTimestamp, captureTime: captureTime, maxPayloadSize: maxPayloadSize,
+                                     into: buffer) { length in
                 transport.sendRTP(length: length, transportSequenceOffset: transportOffset,
                                   absoluteSendTimeOffset: sendTimeOffset, at: now)
                 statistics.packetsSent += 1
                 statistics.bytesSent += length
             }
         } catch {
-            throw error.payloadError
+            throw SendPipelineError(.packetization, "cannot packetize an Opus frame: \(error.payloadError)")
         }
     }
 }

@@ -52,7 +52,7 @@ final class SendPipelineTransport {
         let tagSize = max(srtpKey?.profile.rtpOverhead ?? 0, srtpKey?.profile.rtcpOverhead ?? 0)
         maximumRTPSize = maximumPacketSize - (srtpKey?.profile.rtpOverhead ?? 0)
         guard maximumRTPSize >= 200 else {
-            throw SendPipelineError("a maximum packet size of \(maximumPacketSize) bytes leaves too little room for media")
+            throw SendPipelineError(.invalidConfiguration, "a maximum packet size of \(maximumPacketSize) bytes leaves too little room for media")
         }
         buffer = .allocate(byteCount: maximumPacketSize + tagSize + 16, alignment: 16)
         controlBuffer = .allocate(byteCount: Self.controlBufferSize + tagSize + 16, alignment: 16)

@@ -1,7 +1,7 @@
-public import ConferMedia
-public import ConferCodecs
-public import ConferRTP
-public import ConferJitter
+import ConferMedia
+import ConferCodecs
+package import ConferRTP
+import ConferJitter
 
 /// The video half of a ``SendPipeline``: encoder, payloader, RTP writer, and the packet
 /// history that answers NACKs with RTX.
@@ -9,10 +9,9 @@ package final class SendPipelineVideoStream {
     let configuration: SendPipelineConfiguration.Video
     /// Nil when the app sends frames already encoded.
     private let encoder: AnyVideoEncoder?
-    private var payloader: SendPipelineVideoPayloader
-    package private(set) var writer: SendPipelinePacketWriter
+    package private(set) var packetizer: RTPPacketizer
     /// Writes padding-only packets on the RTX stream (probes).
-    private var rtxWriter: SendPipelinePacketWriter
+    private var rtxWriter: RTPPacketizer
     private var history: RTPPacketHistory
     /// The RTP timestamp of the last frame sent, for padding packets.
     private var lastRTPTimestamp: UInt32 = 0
@@ -36,18 +35,20 @@ package final class SendPipelineVideoStream {
         self.configuration = configuration
         guard !configuration.encodesFrames || configuration.width >= 16 && configuration.height >= 16
             && configuration.width % 2 == 0 && configuration.height % 2 == 0 else {
-            throw SendPipelineError("video of \(configuration.width)x\(configuration.height): sizes must be even and at least 16")
+            throw SendPipelineError(.invalidConfiguration, "video of \(configuration.width)x\(configuration.height): sizes must be even and at least 16")
         }
         guard configuration.frameRate > 0, configuration.frameRate <= 240 else {
-            throw SendPipelineError("a frame rate of \(configuration.frameRate) is outside 0…240")
+            throw SendPipelineError(.invalidConfiguration, "a frame rate of \(configuration.frameRate) is outside 0…240")
         }
         guard configuration.minimumBitrate > 0, configuration.maximumBitrate >= configuration.minimumBitrate else {
-            throw SendPipelineError("video bitrates must satisfy 0 < minimum ≤ maximum")
+            throw SendPipelineError(.invalidConfiguration, "video bitrates must satisfy 0 < minimum ≤ maximum")
         }
         guard configuration.rtxSSRC != configuration.ssrc, configuration.rtxPayloadType != configuration.payloadType else {
-            throw SendPipelineError("the RTX stream needs its own SSRC and payload type")
+            throw SendPipelineError(.invalidConfiguration, "the RTX stream needs its own SSRC and payload type")
         }
-        payloader = try SendPipelineVideoPayloader(codec: configuration.codec)
+        guard configuration.codec.isVideo else {
+            throw SendPipelineError(.invalidConfiguration, "opus is an audio codec; the video stream needs vp8, vp9 or h264")
+        }
         let settings = VideoEncoderSettings(
             width: configuration.width, height: configuration.height, frameRate: configuration.frameRate,
             bitrate: configuration.effectiveStartBitrate, threads: configuration.threads, speed: configuration.speed,
@@ -56,28 +57,27 @@ package final class SendPipelineVideoStream {
             ? try AnyVideoEncoder(codec: configuration.codec, settings: settings, allowsFrameDropping: configuration.allowsFrameDropping)
             : nil
         encoderBitrate = configuration.effectiveStartBitrate
-        writer = try SendPipelinePacketWriter(
-            ssrc: configuration.ssrc, payloadType: configuration.payloadType, clockRate: configuration.codec.rtpClockRate,
+        packetizer = try RTPPacketizer(
+            stream: configuration.codec, ssrc: configuration.ssrc, payloadType: configuration.payloadType, random: &random,
             transportSequenceNumberID: pipeline.transportSequenceNumberID, absoluteSendTimeID: pipeline.absoluteSendTimeID,
-            firstSequenceNumber: UInt16(truncatingIfNeeded: random.next()),
-            timestampOffset: UInt32(truncatingIfNeeded: random.next()))
-        rtxWriter = try SendPipelinePacketWriter(
-            ssrc: configuration.rtxSSRC, payloadType: configuration.rtxPayloadType, clockRate: configuration.codec.rtpClockRate,
+            error: { SendPipelineError(.invalidConfiguration, $0) })
+        rtxWriter = try RTPPacketizer(
+            rtxOf: configuration.codec, ssrc: configuration.rtxSSRC, payloadType: configuration.rtxPayloadType,
             transportSequenceNumberID: pipeline.transportSequenceNumberID, absoluteSendTimeID: pipeline.absoluteSendTimeID,
-            firstSequenceNumber: 0, timestampOffset: 0)
+            error: { SendPipelineError(.invalidConfiguration, $0) })
         history = RTPPacketHistory(
             configuration: .init(capacity: configuration.historyCapacity, maxAge: .seconds(1), maxPacketSize: transport.maximumRTPSize),
             rtxSSRC: configuration.rtxSSRC, rtxPayloadType: configuration.rtxPayloadType,
             firstRTXSequenceNumber: UInt16(truncatingIfNeeded: random.next()))
-        maxPayloadSize = transport.maximumRTPSize - writer.headerSize - RTXPacket.originalSequenceNumberSize
+        maxPayloadSize = transport.maximumRTPSize - packetizer.headerSize - RTXPacket.originalSequenceNumberSize
         encoded = EncodedFrame(codec: configuration.codec)
     }
 
     /// Encodes `frame` (its timestamp is the capture time) and sends its packets.
     func send(_ frame: VideoFrame, at now: Timestamp, transport: SendPipelineTransport) throws {
-        guard let encoder else { throw SendPipelineError("this video stream is sent encoded: use sendEncodedVideo") }
+        guard let encoder else { throw SendPipelineError(.wrongInput, "this video stream is sent encoded: use sendEncodedVideo") }
         guard frame.width == configuration.width, frame.height == configuration.height else {
-            throw SendPipelineError("a \(frame.width)x\(frame.height) frame reached a \(configuration.width)x\(configuration.height) video stream")
+            throw SendPipelineError(.wrongInput, "a \(frame.width)x\(frame.height) frame reached a \(configuration.width)x\(configuration.height) video stream")
         }
         statistics.framesCaptured += 1
         var requested = false
@@ -104,7 +104,7 @@ package final class SendPipelineVideoStream {
     /// Sends `frame`, already encoded (its timestamp is the capture time), as it is.
     func send(encoded frame: EncodedFrame, at now: Timestamp, transport: SendPipelineTransport) throws {
         guard frame.codec == configuration.codec else {
-            throw SendPipelineError("a \(frame.codec) frame reached a \(configuration.codec) video stream")
+            throw SendPipelineError(.wrongInput, "a \(frame.codec) frame reached a \(configuration.codec) video stream")
         }
         statistics.framesCaptured += 1
         statistics.framesEncoded += 1
@@ -119,24 +119,26 @@ package final class SendPipelineVideoStream {
     /// Splits `frame` into packets, keeps each in the history and sends it.
     private func packetize(_ frame: EncodedFrame, captureTime: Timestamp, at now: Timestamp,
                            transport: SendPipelineTransport) throws {
-        let rtpTimestamp = writer.rtpTimestamp(at: captureTime)
+        let rtpTimestamp = packetizer.rtpTimestamp(at: captureTime)
         lastRTPTimestamp = rtpTimestamp
         let buffer = transport.buffer
-        let transportOffset = writer.transportSequenceOffset
-        let sendTimeOffset = writer.absoluteSendTimeOffset
-        try payloader.payload(frame, maxPayloadSize: maxPayloadSize) { payload, marker in
-            let length = writer.write(payload: payload, marker: marker, rtpTimestamp: rtpTimestamp,
-                                      captureTime: captureTime, into: buffer)
-            guard length > 0 else { return }
-            // Stored before SRTP protects it in place: RTX is protected on its own, and its
-            // transport-wide sequence number is stamped afresh when it goes out.
-            if let view = try? RTPPacketView(UnsafeRawBufferPointer(rebasing: buffer[0 ..< length])) {
-                history.store(view, sentAt: now)
+        let transportOffset = packetizer.transportSequenceOffset
+        let sendTimeOffset = packetizer.absoluteSendTimeOffset
+        do {
+            try packetizer.packetize(frame, rtpTimestamp: rtpTimestamp, captureTime: captureTime, maxPayloadSize: maxPayloadSize,
+                                     into: buffer) { length in
+                // Stored before SRTP protects it in place: RTX is protected on its own, and its
+                // transport-wide sequence number is stamped afresh when it goes out.
+                if let view = try? RTPPacketView(UnsafeRawBufferPointer(rebasing: buffer[0 ..< length])) {
+                    history.store(view, sentAt: now)
+                }
+                transport.sendRTP(length: length, transportSequenceOffset: transportOffset,
+                                  absoluteSendTimeOffset: sendTimeOffset, at: now)
+                statistics.packetsSent += 1
+                statistics.bytesSent += length
             }
-            transport.sendRTP(length: length, transportSequenceOffset: transportOffset,
-                              absoluteSendTimeOffset: sendTimeOffset, at: now)
-            statistics.packetsSent += 1
-            statistics.bytesSent += length
+        } catch {
+            throw SendPipelineError(.packetization, "cannot packetize a \(frame.codec) frame: \(error.payloadError)")
         }
         statistics.framesSent += 1
     }
@@ -144,8 +146,8 @@ package final class SendPipelineVideoStream {
     /// Answers a NACK: RTX packets for those of `sequenceNumbers` still in the history.
     func retransmit(_ sequenceNumbers: [UInt16], rtt: TimeDelta, at now: Timestamp, transport: SendPipelineTransport) {
         statistics.nackCount += 1
-        let transportOffset = writer.transportSequenceOffset
-        let sendTimeOffset = writer.absoluteSendTimeOffset
+        let transportOffset = packetizer.transportSequenceOffset
+        let sendTimeOffset = packetizer.absoluteSendTimeOffset
         history.retransmit(sequenceNumbers, now: now, rtt: rtt) { packet in
             transport.sendRTP(copying: packet, transportSequenceOffset: transportOffset,
                               absoluteSendTimeOffset: sendTimeOffset, at: now)

@@ -26,7 +26,7 @@ public final class AudioFileReader {
             source = .opus(reader)
             channels = reader.channels
         case .y4m, .ivf, .h264:
-            throw JobError("\(path) is video (\(info.format.rawValue)); expected an audio file (.wav or .opus)")
+            throw JobError(.unsupportedFormat, "\(path) is video (\(info.format.rawValue)); expected an audio file (.wav or .opus)")
         }
     }
 

@@ -54,7 +54,7 @@ public final class VideoFileReader {
             frameRate = info.frameRate ?? 30
             encoded = EncodedFrame(codec: .h264)
         case .wav, .oggOpus:
-            throw JobError("\(path) is audio (\(info.format.rawValue)); expected a video file (.y4m, .ivf or .h264)")
+            throw JobError(.unsupportedFormat, "\(path) is audio (\(info.format.rawValue)); expected a video file (.y4m, .ivf or .h264)")
         }
     }
 

@@ -51,7 +51,7 @@ final class MixComposer {
         var sources: [Source] = []
         for (i, path) in inputs.enumerated() {
             let reader = try VideoFileReader(path: path)
-            guard reader.frameRate > 0 else { throw JobError("\(path) has no usable frame rate") }
+            guard reader.frameRate > 0 else { throw JobError(.invalidInput, "\(path) has no usable frame rate") }
             sources.append(Source(path: path, reader: reader, participant: ParticipantID(UInt32(i)), frameRate: reader.frameRate))
         }
         self.sources = sources

@@ -284,26 +284,26 @@ public enum MixJob {
     }
 
     static func validate(inputs: [String], options: MixOptions) throws {
-        guard !inputs.isEmpty else { throw JobError("mix needs at least one video input") }
+        guard !inputs.isEmpty else { throw JobError(.invalidOptions, "mix needs at least one video input") }
         guard inputs.count <= maximumInputs else {
-            throw JobError("\(inputs.count) video inputs; a mix takes at most \(maximumInputs)")
+            throw JobError(.invalidOptions, "\(inputs.count) video inputs; a mix takes at most \(maximumInputs)")
         }
         guard options.width >= 2, options.height >= 2, options.width % 2 == 0, options.height % 2 == 0,
               options.width <= 16384, options.height <= 16384 else {
-            throw JobError("canvas size \(options.width)x\(options.height) must be even and within 2…16384")
+            throw JobError(.invalidOptions, "canvas size \(options.width)x\(options.height) must be even and within 2…16384")
         }
         guard options.frameRate > 0, options.frameRate <= 240 else {
-            throw JobError("frame rate \(options.frameRate) must be within (0, 240]")
+            throw JobError(.invalidOptions, "frame rate \(options.frameRate) must be within (0, 240]")
         }
-        if let threads = options.threads, !(1...16).contains(threads) { throw JobError("threads must be 1…16, not \(threads)") }
-        guard options.keyframeInterval >= 0 else { throw JobError("keyframe interval \(options.keyframeInterval) is negative") }
-        guard (1...64).contains(options.queueDepth) else { throw JobError("queue depth must be 1…64, not \(options.queueDepth)") }
+        if let threads = options.threads, !(1...16).contains(threads) { throw JobError(.invalidOptions, "threads must be 1…16, not \(threads)") }
+        guard options.keyframeInterval >= 0 else { throw JobError(.invalidOptions, "keyframe interval \(options.keyframeInterval) is negative") }
+        guard (1...64).contains(options.queueDepth) else { throw JobError(.invalidOptions, "queue depth must be 1…64, not \(options.queueDepth)") }
         if !options.audioInputs.isEmpty && options.audioInputs.count != inputs.count {
-            throw JobError("\(options.audioInputs.count) audio inputs for \(inputs.count) video inputs: "
+            throw JobError(.invalidOptions, "\(options.audioInputs.count) audio inputs for \(inputs.count) video inputs: "
                            + "give one audio file per video input, in the same order")
         }
         if options.audioOutput != nil && options.audioInputs.isEmpty {
-            throw JobError("an audio mix needs audio inputs: give one --audio file per video input")
+            throw JobError(.invalidOptions, "an audio mix needs audio inputs: give one --audio file per video input")
         }
     }
 

@@ -33,7 +33,7 @@ public enum MixLayout: Hashable, Sendable, CustomStringConvertible {
         case "presenter": self = .presenter
         default:
             guard fileExtension(argument) == "json" else {
-                throw JobError("unknown layout '\(argument)': use \(Self.names.joined(separator: ", ")) or a FILE.json")
+                throw JobError(.invalidOptions, "unknown layout '\(argument)': use \(Self.names.joined(separator: ", ")) or a FILE.json")
             }
             self = .custom(try Self.readLayout(path: argument), path: argument)
         }
@@ -45,18 +45,18 @@ public enum MixLayout: Hashable, Sendable, CustomStringConvertible {
             let source = try FileByteSource(path: path)
             // Checked before reading, so a huge file is refused by its size, not loaded.
             if let length = source.length, length > VideoLayout.maximumJSONByteCount {
-                throw JobError("layout file \(path) is \(length) bytes; at most \(VideoLayout.maximumJSONByteCount) are accepted")
+                throw JobError(.invalidInput, "layout file \(path) is \(length) bytes; at most \(VideoLayout.maximumJSONByteCount) are accepted")
             }
             var bytes = [UInt8](repeating: 0, count: VideoLayout.maximumJSONByteCount + 1)
             let count = try bytes.withUnsafeMutableBytes { buffer throws(MediaFileError) in try source.readUpTo(buffer) }
             text = String(decoding: bytes[..<count], as: UTF8.self)
         } catch let error as MediaFileError {
-            throw JobError("cannot read layout file \(path): \(error)")
+            throw JobError(.io, "cannot read layout file \(path): \(error)")
         }
         do {
             return try VideoLayout(json: text)
         } catch {
-            throw JobError("layout file \(path): \(error)")
+            throw JobError(.invalidInput, "layout file \(path): \(error)")
         }
     }
 

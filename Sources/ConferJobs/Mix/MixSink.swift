@@ -83,7 +83,7 @@ final class MixSink {
     /// container's natural one. Throws when the two do not fit.
     static func codec(for path: String?, options: MixOptions) throws -> Codec? {
         let codec = try path.map { try VideoFileWriter.codec(forPath: $0, requested: options.codec) } ?? options.codec
-        if codec == .opus { throw JobError("opus is an audio codec; mix video as vp8, vp9 or h264") }
+        if codec == .opus { throw JobError(.invalidOptions, "opus is an audio codec; mix video as vp8, vp9 or h264") }
         return codec
     }
 

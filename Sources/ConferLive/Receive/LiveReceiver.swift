@@ -48,7 +48,7 @@ public enum LiveReceiver {
                     group.cancelAll()
                     if let next { outcome = next }
                 }
-                guard let outcome else { throw JobError("reception ended without a result") }
+                guard let outcome else { throw JobError(.internalFailure, "reception ended without a result") }
                 return outcome
             }
         }

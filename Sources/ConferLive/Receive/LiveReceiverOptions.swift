@@ -71,7 +71,7 @@ public struct LiveReceiverOptions: Sendable {
         var key: SRTPMasterKey?
         if let crypto = sdp.crypto {
             do { key = try SDESCryptoAttribute(parsing: "crypto:1 " + crypto).key } catch {
-                throw JobError("the SDP's a=crypto line cannot be used: \(error)")
+                throw JobError(.invalidOptions, "the SDP's a=crypto line cannot be used: \(error)")
             }
         }
         self.init(listen: UDPAddress(host: host, port: sdp.port), codec: sdp.codec, output: output,

@@ -60,7 +60,7 @@ final class LiveReceiverOutput {
              ("wav", .opus), ("opus", .opus), ("ogg", .opus):
             return
         default:
-            throw JobError("cannot write received \(codec) to '\(path)': use .y4m (decoded video), .ivf (VP8/VP9 as received), "
+            throw JobError(.unsupportedFormat, "cannot write received \(codec) to '\(path)': use .y4m (decoded video), .ivf (VP8/VP9 as received), "
                            + ".h264 (H.264 as received), or .wav / .opus (Opus)")
         }
     }
@@ -81,11 +81,11 @@ final class LiveReceiverOutput {
             bytes = file
             sink = .annexB(AnnexBWriter(sink: file))
         case ("wav", .opus), ("opus", .opus), ("ogg", .opus):
-            guard channels == 1 || channels == 2 else { throw JobError("audio output has 1 or 2 channels, not \(channels)") }
+            guard channels == 1 || channels == 2 else { throw JobError(.invalidOptions, "audio output has 1 or 2 channels, not \(channels)") }
             sink = .audio(try AudioFileWriter(path: path, channels: channels, bitrate: nil),
                           decodes ? OpusDecoderBox(try OpusDecoder(channels: channels)) : nil)
         default:
-            throw JobError("cannot write received \(codec) to '\(path)': use .y4m (decoded video), .ivf (VP8/VP9 as received), "
+            throw JobError(.unsupportedFormat, "cannot write received \(codec) to '\(path)': use .y4m (decoded video), .ivf (VP8/VP9 as received), "
                            + ".h264 (H.264 as received), or .wav / .opus (Opus)")
         }
     }

@@ -195,7 +195,7 @@ final class LiveSenderSession<Clock: MediaClock> {
         let overhead = options.srtpKey?.profile.rtpOverhead ?? 0
         let packets = statistics.video?.packetsSent ?? statistics.audio?.packetsSent ?? 0
         let headerAndPayload = statistics.video?.bytesSent ?? statistics.audio?.bytesSent ?? 0
-        let writer = pipeline.video?.writer ?? pipeline.audio?.writer
+        let writer = pipeline.video?.packetizer ?? pipeline.audio?.packetizer
         let video = statistics.video
         return LiveSendReport(
             input: input, destination: options.destination.description, codec: options.codec.rawValue,

@@ -36,10 +36,7 @@ public struct RTPSenderStatistics: Hashable, Sendable {
     /// (0 before any packet).
     public func rtpTimestamp(at time: Timestamp) -> UInt32 {
         guard let lastRTPTimestamp else { return 0 }
-        let elapsed = (time - lastCaptureTime).microseconds
-        let ticks = elapsed >= 0
-            ? (elapsed * Int64(clockRate) + 500_000) / 1_000_000
-            : -((-elapsed * Int64(clockRate) + 500_000) / 1_000_000)
+        let ticks = RTPPacketizer.ticks(time - lastCaptureTime, clockRate: clockRate)
         return lastRTPTimestamp &+ UInt32(truncatingIfNeeded: ticks)
     }
 

@@ -31,9 +31,9 @@ final class MeetingCamera {
     init(path: String) throws {
         let reader = try VideoFileReader(path: path)
         guard reader.width > 0, reader.height > 0, reader.width % 2 == 0, reader.height % 2 == 0 else {
-            throw JobError("\(path): \(reader.width)x\(reader.height) video cannot be sent (sizes must be even)")
+            throw JobError(.invalidInput, "\(path): \(reader.width)x\(reader.height) video cannot be sent (sizes must be even)")
         }
-        guard reader.frameRate > 0, reader.frameRate <= 120 else { throw JobError("\(path) has no usable frame rate") }
+        guard reader.frameRate > 0, reader.frameRate <= 120 else { throw JobError(.invalidInput, "\(path) has no usable frame rate") }
         source = .file(path: path, reader: reader)
         width = reader.width
         height = reader.height
@@ -52,14 +52,14 @@ final class MeetingCamera {
             if let frame = try reader.next() { return try checked(frame, path) }
             let again = try VideoFileReader(path: path)
             source = .file(path: path, reader: again)
-            guard let frame = try again.next() else { throw JobError("\(path) has no picture to send") }
+            guard let frame = try again.next() else { throw JobError(.invalidInput, "\(path) has no picture to send") }
             return try checked(frame, path)
         }
     }
 
     private func checked(_ frame: VideoFrame, _ path: String) throws -> VideoFrame {
         guard frame.width == width, frame.height == height else {
-            throw JobError("\(path) changes size to \(frame.width)x\(frame.height) mid-stream; a camera stream keeps one size")
+            throw JobError(.invalidInput, "\(path) changes size to \(frame.width)x\(frame.height) mid-stream; a camera stream keeps one size")
         }
         return frame
     }
@@ -89,7 +89,7 @@ final class MeetingMicrophone {
     /// A microphone playing `path` (wav or opus) once.
     init(path: String) throws {
         let reader = try AudioFileReader(path: path)
-        guard (1 ... 2).contains(reader.channels) else { throw JobError("\(path) has \(reader.channels) channels; use mono or stereo") }
+        guard (1 ... 2).contains(reader.channels) else { throw JobError(.invalidInput, "\(path) has \(reader.channels) channels; use mono or stereo") }
         source = .file(reader, ended: false)
         channels = reader.channels
         description = path

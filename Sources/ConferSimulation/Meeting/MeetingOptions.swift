@@ -83,21 +83,21 @@ public struct MeetingOptions: Sendable {
 
     /// Throws a ``JobError`` naming the first option out of range.
     public func validate() throws {
-        guard (1 ... 64).contains(memberCount) else { throw JobError("a meeting has 1…64 participants, not \(memberCount)") }
+        guard (1 ... 64).contains(memberCount) else { throw JobError(.invalidOptions, "a meeting has 1…64 participants, not \(memberCount)") }
         guard audioInputs.count <= memberCount else {
-            throw JobError("\(audioInputs.count) audio inputs for \(memberCount) participants: give at most one each")
+            throw JobError(.invalidOptions, "\(audioInputs.count) audio inputs for \(memberCount) participants: give at most one each")
         }
-        guard duration > .zero, duration <= .seconds(3600) else { throw JobError("the duration must be within (0, 3600] seconds") }
-        guard codec.isVideo else { throw JobError("the video codec must be vp8, vp9 or h264") }
+        guard duration > .zero, duration <= .seconds(3600) else { throw JobError(.invalidOptions, "the duration must be within (0, 3600] seconds") }
+        guard codec.isVideo else { throw JobError(.invalidOptions, "the video codec must be vp8, vp9 or h264") }
         for (name, w, h) in [("canvas", canvasWidth, canvasHeight), ("camera", cameraWidth, cameraHeight)] {
             guard (16 ... 4096).contains(w), (16 ... 4096).contains(h), w % 2 == 0, h % 2 == 0 else {
-                throw JobError("the \(name) size \(w)x\(h) must be even and within 16…4096")
+                throw JobError(.invalidOptions, "the \(name) size \(w)x\(h) must be even and within 16…4096")
             }
         }
-        guard frameRate > 0, frameRate <= 120 else { throw JobError("the frame rate must be within (0, 120]") }
-        guard talkTurn >= .milliseconds(100) else { throw JobError("a talk turn must last at least 100 ms") }
+        guard frameRate > 0, frameRate <= 120 else { throw JobError(.invalidOptions, "the frame rate must be within (0, 120]") }
+        guard talkTurn >= .milliseconds(100) else { throw JobError(.invalidOptions, "a talk turn must last at least 100 ms") }
         guard drawBudget >= 1, (1 ... 480).contains(refreshRate) else {
-            throw JobError("the renderer needs a budget of at least 1 draw/s and a refresh rate of 1…480 Hz")
+            throw JobError(.invalidOptions, "the renderer needs a budget of at least 1 draw/s and a refresh rate of 1…480 Hz")
         }
     }
 }

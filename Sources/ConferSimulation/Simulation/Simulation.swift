@@ -34,13 +34,13 @@ public enum Simulation {
     public static func run(input: String, audioInput: String? = nil, output: String, audioOutput: String? = nil,
                            options: SimulationOptions, progress: (Double) -> Void = { _ in }) throws -> SimulationReport {
         guard fileExtension(output) == "y4m" else {
-            throw JobError("the received video is written as Y4M: name the output .y4m, not '\(output)'")
+            throw JobError(.unsupportedFormat, "the received video is written as Y4M: name the output .y4m, not '\(output)'")
         }
         let reader = try VideoFileReader(path: input)
-        guard reader.width > 0, reader.height > 0 else { throw JobError("\(input) has no picture size") }
+        guard reader.width > 0, reader.height > 0 else { throw JobError(.invalidInput, "\(input) has no picture size") }
         let audioReader = try audioInput.map { try AudioFileReader(path: $0) }
         if audioOutput != nil, audioReader == nil {
-            throw JobError("--audio-out needs an audio input (INPUT.wav)")
+            throw JobError(.invalidOptions, "--audio-out needs an audio input (INPUT.wav)")
         }
         let (numerator, denominator) = rationalFrameRate(reader.frameRate)
         let videoWriter = try Y4MWriter(path: output, width: reader.width, height: reader.height,

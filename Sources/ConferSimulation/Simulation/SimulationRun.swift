@@ -57,8 +57,8 @@ final class SimulationRun {
     static let audioChunkFrames = 480
 
     init(media: SimulationMedia, options: SimulationOptions) throws {
-        guard options.codec.isVideo else { throw JobError("--codec must be vp8, vp9 or h264") }
-        guard media.frameRate > 0, media.frameRate <= 240 else { throw JobError("the input's frame rate \(media.frameRate) is outside 0…240") }
+        guard options.codec.isVideo else { throw JobError(.invalidOptions, "--codec must be vp8, vp9 or h264") }
+        guard media.frameRate > 0, media.frameRate <= 240 else { throw JobError(.invalidInput, "the input's frame rate \(media.frameRate) is outside 0…240") }
         self.media = media
         self.options = options
         hasAudio = media.audioChannels > 0
@@ -109,7 +109,7 @@ final class SimulationRun {
                 stalled += 1
                 // Every source of events moves past `now` when handled; this guards against a bug.
                 if stalled > 100_000 {
-                    throw JobError("the simulation stopped advancing at \(now): network \(String(describing: network.nextDeliveryTime)), "
+                    throw JobError(.internalFailure, "the simulation stopped advancing at \(now): network \(String(describing: network.nextDeliveryTime)), "
                                    + "sender \(String(describing: sender.nextPollTime)), receiver \(String(describing: receiver.nextPollTime)) (video \(String(describing: receiver.video?.jitterBuffer.nextWakeup)))")
                 }
             } else {
@@ -194,7 +194,7 @@ final class SimulationRun {
             return
         }
         guard frame.width == media.width, frame.height == media.height else {
-            throw JobError("input frame \(frameIndex) is \(frame.width)x\(frame.height), not \(media.width)x\(media.height)")
+            throw JobError(.invalidInput, "input frame \(frameIndex) is \(frame.width)x\(frame.height), not \(media.width)x\(media.height)")
         }
         frame.timestamp = captureTime(frameIndex)
         recorder.captured(frame, index: frameIndex)

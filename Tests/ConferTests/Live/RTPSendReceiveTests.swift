@@ -188,16 +188,17 @@ struct RTPSendReceiveTests {
         // Encode one second of tone into 50 packets, then send all but packets 10 and 11.
         var tone = ToneSource(index: 1, pattern: .continuous)
         var encoder = try OpusEncoder(settings: AudioEncoderSettings(channels: 1, bitrate: 32_000, frameDurationMs: 20))
-        let packetizer = try RTPSenderPacketizer(codec: .opus, payloadType: 111, ssrc: 99, initialSequenceNumber: 65_530,
-                                                 timestampOrigin: 0xFFFF_F000)
+        var packetizer = try RTPPacketizer(codec: .opus, ssrc: 99, payloadType: 111, firstSequenceNumber: 65_530,
+                                           timestampOffset: 0xFFFF_F000)
         var datagrams: [[UInt8]] = []
         var frame = EncodedFrame(codec: .opus)
         for index in 0 ..< 50 {
             var pcm = tone.next(frameCount: 960)
             pcm.timestamp = .milliseconds(Int64(index) * 20)
             try encoder.encode(pcm, into: &frame)
-            try packetizer.packetize(frame, captureTime: pcm.timestamp)
-            if index != 10 && index != 11 { datagrams.append(Array(packetizer.packet(0))) }
+            let packets = try packetize(frame, with: &packetizer)
+            #expect(packets.count == 1)
+            if index != 10 && index != 11 { datagrams.append(packets[0]) }
         }
         let dir = try makeTemporaryDirectory()
         // Recorded: the file keeps RTP time however fast the packets came.
@@ -213,22 +214,21 @@ struct RTPSendReceiveTests {
 
     @Test func packetizerNumbersEveryPacket() throws {
         let key = testKey()
-        let plain = try RTPSenderPacketizer(codec: .vp8, payloadType: 96, ssrc: 0x1234, initialSequenceNumber: 65_534,
-                                            timestampOrigin: 4_294_967_000, maxPacketSize: 300)
-        let secure = try RTPSenderPacketizer(codec: .vp8, payloadType: 96, ssrc: 0x1234, initialSequenceNumber: 65_534,
-                                             timestampOrigin: 4_294_967_000, maxPacketSize: 300,
-                                             srtp: try SRTPSession(key: key, direction: .outbound))
+        var plain = try RTPPacketizer(codec: .vp8, ssrc: 0x1234, payloadType: 96, firstSequenceNumber: 65_534,
+                                      timestampOffset: 4_294_967_000)
+        let outbound = try SRTPSession(key: key, direction: .outbound)
         let inbound = try SRTPSession(key: key, direction: .inbound)
         var expectedSequence: UInt16 = 65_534
         for index in 0 ..< 3 {
             let frame = EncodedFrame(codec: .vp8, data: (0 ..< 1000).map { UInt8(truncatingIfNeeded: $0 * 7 + index) },
                                      isKeyframe: index == 0, timestamp: .milliseconds(Int64(index) * 40),
                                      vp8: VP8FrameInfo(pictureID: UInt16(index)))
-            let count = try plain.packetize(frame, captureTime: frame.timestamp)
-            #expect(try secure.packetize(frame, captureTime: frame.timestamp) == count)
+            // Room for the SRTP tag, as a transport sizes it.
+            let packets = try packetize(frame, with: &plain, maxPacketSize: 300 - key.profile.rtpOverhead)
+            let count = packets.count
             #expect(count == 4)
             for packet in 0 ..< count {
-                let bytes = Array(plain.packet(packet))
+                let bytes = packets[packet]
                 #expect(bytes.count <= 300)
                 try RTPPacketView.withView(of: bytes) { view in
                     #expect(view.sequenceNumber == expectedSequence)
@@ -236,7 +236,8 @@ struct RTPSendReceiveTests {
                     #expect(view.marker == (packet == count - 1))
                     #expect(view.ssrc == 0x1234 && view.payloadType == 96)
                 }
-                var protected = Array(secure.packet(packet))
+                var protected = bytes
+                try outbound.protectRTP(&protected)
                 #expect(protected.count == bytes.count + key.profile.rtpOverhead)
                 #expect(protected.count <= 300)
                 try inbound.unprotectRTP(&protected)
@@ -247,7 +248,7 @@ struct RTPSendReceiveTests {
         #expect(plain.statistics.packetsSent == 12)
         #expect(plain.statistics.octetsSent == 3000 + 12 * 4)   // a 4-byte descriptor (15-bit picture id) per packet
         #expect(throws: (any Error).self) {
-            _ = try RTPSenderPacketizer(codec: .vp8, payloadType: 128, ssrc: 1, initialSequenceNumber: 0, timestampOrigin: 0)
+            _ = try RTPPacketizer(codec: .vp8, ssrc: 1, payloadType: 128, firstSequenceNumber: 0, timestampOffset: 0)
         }
     }
 
@@ -299,8 +300,8 @@ struct RTPReceiverBadInputTests {
         let reader = try VideoFileReader(path: clip)
         let encoder = try AnyVideoEncoder(codec: .vp8, settings: VideoEncoderSettings(width: 320, height: 240, bitrate: 500_000),
                                           allowsFrameDropping: false)
-        let packetizer = try RTPSenderPacketizer(codec: .vp8, payloadType: 96, ssrc: 0xC0FFEE, initialSequenceNumber: 1000,
-                                                 timestampOrigin: 5, srtp: try key.map { try SRTPSession(key: $0, direction: .outbound) })
+        var packetizer = try RTPPacketizer(codec: .vp8, ssrc: 0xC0FFEE, payloadType: 96, firstSequenceNumber: 1000, timestampOffset: 5)
+        let srtp = try key.map { try SRTPSession(key: $0, direction: .outbound) }
         var frame = EncodedFrame(codec: .vp8)
         var packets: [[UInt8]] = []
         var index = 0
@@ -308,9 +309,7 @@ struct RTPReceiverBadInputTests {
             picture.timestamp = .seconds(Double(index) / 30)
             index += 1
             guard try encoder.encode(picture, into: &frame) else { continue }
-            for packet in 0 ..< (try packetizer.packetize(frame, captureTime: frame.timestamp)) {
-                packets.append(Array(packetizer.packet(packet)))
-            }
+            packets += try packetize(frame, with: &packetizer, maxPacketSize: 1200 - (key?.profile.rtpOverhead ?? 0), srtp: srtp)
         }
         return packets
     }
@@ -403,4 +402,27 @@ struct RTPReceiverBadInputTests {
         #expect(report.lost == 0)
         #expect(report.framesDecoded == 30)
     }
+}
+
+/// The datagrams of `frame` from `packetizer`, each at most `maxPacketSize` bytes before
+/// SRTP, protected by `srtp` when one is given: what a transport sends.
+func packetize(_ frame: EncodedFrame, with packetizer: inout RTPPacketizer, maxPacketSize: Int = 1200,
+               srtp: SRTPSession? = nil) throws -> [[UInt8]] {
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: maxPacketSize, alignment: 16)
+    defer { buffer.deallocate() }
+    var datagrams: [[UInt8]] = []
+    do {
+        try packetizer.packetize(frame, rtpTimestamp: packetizer.rtpTimestamp(at: frame.timestamp), captureTime: frame.timestamp,
+                                 maxPayloadSize: maxPacketSize - packetizer.headerSize, into: buffer) { (length) throws(SRTPError) in
+            var bytes = Array(buffer[0 ..< length])
+            try srtp?.protectRTP(&bytes)
+            datagrams.append(bytes)
+        }
+    } catch {
+        switch error {
+        case .payload(let failure): throw failure
+        case .emit(let failure): throw failure
+        }
+    }
+    return datagrams
 }

@@ -245,7 +245,7 @@ final class TestMeeting {
             guard let next = nextEventTime(), next <= end else { break }
             if next <= clock.now {
                 stalled += 1
-                if stalled > 10_000 { throw HostPipelineError("the meeting stopped advancing at \(clock.now)") }
+                if stalled > 10_000 { throw HostPipelineError(.invalidConfiguration, "the meeting stopped advancing at \(clock.now)") }
             } else {
                 stalled = 0
             }

@@ -1,0 +1,57 @@
+public import ConferMedia
+
+/// The four payloaders behind one concrete type, chosen by codec at run time: the one codec
+/// dispatch on the send side (pion/rtp picks a payloader per codec the same way).
+///
+/// An enum rather than `any Payloader`, so the per-frame call is direct and specialized.
+public enum RTPPayloader {
+    /// RFC 7741.
+    case vp8(VP8Payloader)
+    /// RFC 9628.
+    case vp9(VP9Payloader)
+    /// RFC 6184.
+    case h264(H264Payloader)
+    /// RFC 7587.
+    case opus(OpusPayloader)
+    /// Held only while a payloader is out being used, so its scratch buffer stays uniquely
+    /// referenced (a copy left in the enum would make every frame copy it).
+    case taken
+
+    /// The payloader for `codec`; Opus marks the first packet of a talkspurt when
+    /// `marksTalkspurts` (RFC 3551 §4.1).
+    public init(codec: Codec, marksTalkspurts: Bool = false) {
+        switch codec {
+        case .vp8: self = .vp8(VP8Payloader())
+        case .vp9: self = .vp9(VP9Payloader())
+        case .h264: self = .h264(H264Payloader())
+        case .opus: self = .opus(OpusPayloader(marksTalkspurts: marksTalkspurts))
+        }
+    }
+
+    /// Splits `frame` into payloads of at most `maxPayloadSize` bytes and hands each to
+    /// `emit` with its marker flag, as ``Payloader/payload(_:maxPayloadSize:_:)`` does.
+    public mutating func payload<E: Error>(
+        _ frame: EncodedFrame, maxPayloadSize: Int, _ emit: (UnsafeRawBufferPointer, Bool) throws(E) -> Void
+    ) throws(PayloaderFailure<E>) {
+        switch self {
+        case .vp8(var payloader):
+            self = .taken
+            defer { self = .vp8(payloader) }
+            try payloader.payload(frame, maxPayloadSize: maxPayloadSize, emit)
+        case .vp9(var payloader):
+            self = .taken
+            defer { self = .vp9(payloader) }
+            try payloader.payload(frame, maxPayloadSize: maxPayloadSize, emit)
+        case .h264(var payloader):
+            self = .taken
+            defer { self = .h264(payloader) }
+            try payloader.payload(frame, maxPayloadSize: maxPayloadSize, emit)
+        case .opus(var payloader):
+            self = .taken
+            defer { self = .opus(payloader) }
+            try payloader.payload(frame, maxPayloadSize: maxPayloadSize, emit)
+        case .taken:
+            return
+        }
+    }
+}
