@@ -88,7 +88,14 @@ final class MixSegmentBoard: Sendable {
             [MixSegment](repeating: MixSegment(worker: worker), count: MixSegments.buffersPerWorker)
         }
         state = Mutex(State(free: buffers))
-        returned = (0..<workers).map { _ in DispatchSemaphore(value: MixSegments.buffersPerWorker) }
+        // Started at zero and signalled up, not made with the count: libdispatch traps when a
+        // semaphore is freed below the value it was made with, which a mix that fails or is
+        // cancelled leaves it at (its buffers are never all given back).
+        returned = (0..<workers).map { _ in
+            let semaphore = DispatchSemaphore(value: 0)
+            for _ in 0..<MixSegments.buffersPerWorker { semaphore.signal() }
+            return semaphore
+        }
     }
 
     /// A buffer for `worker`'s next segment, waiting until one is written; nil once cancelled.
