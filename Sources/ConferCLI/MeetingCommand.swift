@@ -35,14 +35,7 @@ struct MeetingCommand: ParsableCommand {
     var audioInputs: [String] = []
     @Option(help: ArgumentHelp("Seconds of media each participant sends.", valueName: "S"))
     var duration: Double = 10
-    @Option(help: ArgumentHelp("Random loss on every path, both ways, in percent.", valueName: "PCT"))
-    var loss: Double = 0
-    @Option(help: ArgumentHelp("Delay variation on every path in milliseconds (normal distribution, order kept).", valueName: "MS"))
-    var jitter: Double = 0
-    @Option(help: ArgumentHelp("One-way delay between each participant and the host, in milliseconds.", valueName: "MS"))
-    var delay: Double = 25
-    @Option(help: ArgumentHelp("Bandwidth cap of every downlink in kbit/s.", valueName: "KBPS"))
-    var bandwidth: Double?
+    @OptionGroup var network: NetworkConditionOptions<MeetingCommand>
     @Option(help: "grid, speaker, pip, presenter, or a FILE.json layout (participant numbers from 1).")
     var layout = "grid"
     @Option(help: "Video codec of every stream: vp8, vp9 or h264.")
@@ -59,8 +52,6 @@ struct MeetingCommand: ParsableCommand {
     var refresh = 60
     @Flag(name: .customLong("no-srtp"), help: "Send plain RTP instead of SRTP.")
     var noSRTP = false
-    @Option(help: ArgumentHelp("Random seed: the same seed and options give the same meeting.", valueName: "N"))
-    var seed: UInt64 = 1
     @Option(name: .shortAndLong, help: ArgumentHelp(
         "Where to write the composite participant 1 received: .ivf (VP8/VP9) or .h264 as it arrived, .y4m as rendered "
             + "(default: /tmp/confer-meeting/composite.ivf, .h264 for H.264).", valueName: "COMPOSITE.ivf"))
@@ -75,11 +66,7 @@ struct MeetingCommand: ParsableCommand {
         if !inputs.isEmpty && participants != 4 && participants != inputs.count {
             throw ValidationError("--participants \(participants) but \(inputs.count) --inputs: give one or the other")
         }
-        if !(0...100).contains(loss) { throw ValidationError("--loss is a percentage, 0…100") }
-        for (name, value) in [("--delay", delay), ("--jitter", jitter)] where !(0...10_000).contains(value) {
-            throw ValidationError("\(name) is in milliseconds, 0…10000")
-        }
-        if let bandwidth, !(bandwidth >= 50 && bandwidth <= 1_000_000) { throw ValidationError("--bandwidth is in kbit/s, 50…1000000") }
+        // --loss, --delay, --jitter and --bandwidth are checked by NetworkConditionOptions.
         if !(50...50_000).contains(bitrate) { throw ValidationError("--bitrate is in kbit/s, 50…50000") }
         let lowered = layout.lowercased()
         if !MixLayout.names.contains(lowered) && !["active-speaker", "picture-in-picture"].contains(lowered)
@@ -90,15 +77,15 @@ struct MeetingCommand: ParsableCommand {
 
     /// The meeting the options describe (the layout file is read here).
     func meetingOptions() throws -> MeetingOptions {
-        let jitterDelta = TimeDelta.seconds(jitter / 1000)
-        let uplink = NetworkConditions(delay: .seconds(delay / 1000), jitter: .normal(jitterDelta), loss: loss / 100)
-        var downlink = uplink
-        downlink.bandwidth = bandwidth.map { Int(($0 * 1000).rounded()) }
+        // --bandwidth caps the downlinks only.
+        let downlink = network.conditions()
+        var uplink = downlink
+        uplink.bandwidth = nil
         let options = MeetingOptions(
             participants: inputs.isEmpty ? participants : inputs.count, videoInputs: inputs, audioInputs: audioInputs,
             duration: .seconds(duration), uplink: uplink, downlink: downlink, layout: try MixLayout(argument: layout),
             codec: codec, canvasWidth: size.width, canvasHeight: size.height, frameRate: fps,
-            compositeBitrate: bitrate * 1000, srtp: !noSRTP, drawBudget: budget, refreshRate: refresh, seed: seed)
+            compositeBitrate: bitrate * 1000, srtp: !noSRTP, drawBudget: budget, refreshRate: refresh, seed: network.seed)
         try options.validate()
         return options
     }
@@ -123,6 +110,20 @@ struct MeetingCommand: ParsableCommand {
         try encoder.encode(result).write(to: URL(fileURLWithPath: report))
         try outputOptions.emit(MeetingCommandReport(report: result, reportFile: report))
     }
+}
+
+extension MeetingCommand: NetworkConditionCommand {
+    /// A meeting's loss is always independent.
+    typealias BurstLoss = NoBurstLossOption
+    static let lossHelp = "Random loss on every path, both ways, in percent."
+    static let delayHelp = "One-way delay between each participant and the host, in milliseconds."
+    /// Unlike netsim's and simulate's, a meeting's paths have a delay unless told otherwise.
+    static let defaultDelay = 25.0
+    static let jitterHelp = "Delay variation on every path in milliseconds (normal distribution, order kept)."
+    static let maximumMilliseconds = 10_000
+    static let bandwidthHelp = "Bandwidth cap of every downlink in kbit/s."
+    static let bandwidthRange = 50...1_000_000
+    static let seedHelp = "Random seed: the same seed and options give the same meeting."
 }
 
 /// What `confer meeting` prints.

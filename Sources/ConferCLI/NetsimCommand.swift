@@ -33,14 +33,7 @@ struct NetsimCommand: AsyncParsableCommand {
     var listen: UDPAddress
     @Option(help: ArgumentHelp("Address to forward to.", valueName: "HOST:PORT"))
     var forward: UDPAddress
-    @Option(help: ArgumentHelp("Random loss in percent.", valueName: "PCT"))
-    var loss: Double = 0
-    @Option(help: ArgumentHelp("Make the loss bursty: mean burst length in packets (Gilbert–Elliott), with --loss as the overall rate.", valueName: "LEN"))
-    var burst: Double?
-    @Option(help: ArgumentHelp("Mean one-way delay in milliseconds.", valueName: "MS"))
-    var delay: Double = 0
-    @Option(help: ArgumentHelp("Delay variation in milliseconds (uniform: ±MS; normal: deviation; pareto: mean excess).", valueName: "MS"))
-    var jitter: Double = 0
+    @OptionGroup var network: NetworkConditionOptions<NetsimCommand>
     @Option(help: "Jitter distribution: uniform, normal or pareto.")
     var jitterDistribution: Jitter.Distribution = .normal
     @Flag(help: "Let jitter reorder packets (by default the path keeps them in order, like a real link).")
@@ -51,8 +44,6 @@ struct NetsimCommand: AsyncParsableCommand {
     var reorderDelay: Double = 20
     @Option(help: ArgumentHelp("Percentage of packets delivered twice.", valueName: "PCT"))
     var duplicate: Double = 0
-    @Option(help: ArgumentHelp("Bandwidth cap in kbit/s (IP+UDP overhead counted).", valueName: "KBPS"))
-    var bandwidth: Double?
     @Option(help: ArgumentHelp("Drop-tail queue limit of the bandwidth cap, in milliseconds of data.", valueName: "MS"))
     var queue: Double = 200
     @Option(help: ArgumentHelp("Bytes of overhead per datagram counted against the cap (28 = IPv4 + UDP).", valueName: "BYTES"))
@@ -67,25 +58,20 @@ struct NetsimCommand: AsyncParsableCommand {
     var returnDelay: Double = 0
     @Option(help: ArgumentHelp("Random loss on the return path in percent (without --both-ways).", valueName: "PCT"))
     var returnLoss: Double = 0
-    @Option(help: ArgumentHelp("Random seed.", valueName: "N"))
-    var seed: UInt64 = 1
     @Option(help: ArgumentHelp("Stop after this many seconds (default: run until Ctrl-C).", valueName: "S"))
     var duration: Double?
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
-        for (name, value) in [("--loss", loss), ("--reorder", reorder), ("--duplicate", duplicate), ("--return-loss", returnLoss)]
+        // --loss, --burst, --delay, --jitter and --bandwidth are checked by NetworkConditionOptions.
+        for (name, value) in [("--reorder", reorder), ("--duplicate", duplicate), ("--return-loss", returnLoss)]
             where !(0...100).contains(value) {
             throw ValidationError("\(name) is a percentage, 0…100")
         }
-        if let burst, !(burst >= 1 && burst <= 10_000) { throw ValidationError("--burst is a mean burst length in packets, 1…10000") }
-        if burst != nil && loss >= 100 { throw ValidationError("--burst needs --loss below 100") }
-        for (name, value) in [("--delay", delay), ("--jitter", jitter), ("--reorder-delay", reorderDelay), ("--queue", queue),
-                              ("--return-delay", returnDelay)]
-            where !(0...60_000).contains(value) {
-            throw ValidationError("\(name) is in milliseconds, 0…60000")
+        for (name, value) in [("--reorder-delay", reorderDelay), ("--queue", queue), ("--return-delay", returnDelay)]
+            where !(0...Double(Self.maximumMilliseconds)).contains(value) {
+            throw ValidationError("\(name) is in milliseconds, 0…\(Self.maximumMilliseconds)")
         }
-        if let bandwidth, !(bandwidth >= 1 && bandwidth <= 100_000_000) { throw ValidationError("--bandwidth is in kbit/s, 1…100000000") }
         if !(0...1000).contains(overhead) { throw ValidationError("--overhead is in bytes, 0…1000") }
         if let duration, !(duration > 0 && duration <= 86_400 * 365) { throw ValidationError("--duration must be positive (seconds)") }
         if bothWays && (returnDelay > 0 || returnLoss > 0) {
@@ -100,14 +86,14 @@ struct NetsimCommand: AsyncParsableCommand {
 
     /// The forward path the options describe.
     var conditions: NetworkConditions {
-        NetworkConditions(
-            delay: milliseconds(delay), jitter: Jitter(jitterDistribution, milliseconds(jitter)),
-            preservesOrder: !jitterReorders,
-            loss: burst == nil ? loss / 100 : 0,
-            burstLoss: burst.map { GilbertElliott(meanBurstLength: $0, lossRate: loss / 100) },
-            reorder: reorder / 100, reorderDelay: milliseconds(reorderDelay), duplicate: duplicate / 100,
-            bandwidth: bandwidth.map { Int(($0 * 1000).rounded()) }, queueLimit: .duration(milliseconds(queue)),
-            overheadBytes: overhead)
+        var conditions = network.conditions(jitter: jitterDistribution)
+        conditions.preservesOrder = !jitterReorders
+        conditions.reorder = reorder / 100
+        conditions.reorderDelay = milliseconds(reorderDelay)
+        conditions.duplicate = duplicate / 100
+        conditions.queueLimit = .duration(milliseconds(queue))
+        conditions.overheadBytes = overhead
+        return conditions
     }
 
     func run() async throws {
@@ -115,7 +101,7 @@ struct NetsimCommand: AsyncParsableCommand {
         let conditions = self.conditions
         let relay = UDPRelay(UDPRelayConfiguration(
             listen: listen, destination: forward, forward: conditions, backward: returnConditions,
-            trace: traceFile, seed: seed, duration: duration.map { TimeDelta.seconds($0) }))
+            trace: traceFile, seed: network.seed, duration: duration.map { TimeDelta.seconds($0) }))
 
         let quiet = output.quiet
         let listen = self.listen, forward = self.forward
@@ -148,13 +134,23 @@ struct NetsimCommand: AsyncParsableCommand {
         ticker.cancel()
         progress.finish()
         let stats = try await running.value
-        try output.emit(NetsimReport(listen: listen.description, forward: forward.description, seed: seed,
+        try output.emit(NetsimReport(listen: listen.description, forward: forward.description, seed: network.seed,
                                      conditions: conditions, returnConditions: returnConditions, trace: trace, statistics: stats))
     }
 }
 
-/// `ms` milliseconds, to the microsecond.
-private func milliseconds(_ ms: Double) -> TimeDelta { .seconds(ms / 1000) }
+extension NetsimCommand: NetworkConditionCommand {
+    typealias BurstLoss = BurstLossOption
+    static let lossHelp = "Random loss in percent."
+    static let delayHelp = "Mean one-way delay in milliseconds."
+    static let defaultDelay = 0.0
+    static let jitterHelp = "Delay variation in milliseconds (uniform: ±MS; normal: deviation; pareto: mean excess)."
+    /// A minute: also the limit of netsim's other delays and its queue.
+    static let maximumMilliseconds = 60_000
+    static let bandwidthHelp = "Bandwidth cap in kbit/s (IP+UDP overhead counted)."
+    static let bandwidthRange = 1...100_000_000
+    static let seedHelp = "Random seed."
+}
 
 /// What `confer netsim` prints at the end: the setup and what each direction's network did.
 struct NetsimReport: CommandReport {

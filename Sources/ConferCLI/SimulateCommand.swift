@@ -28,24 +28,13 @@ struct SimulateCommand: ParsableCommand {
     var audioInput: String?
     @Option(help: "Codec: vp8, vp9 or h264.")
     var codec: Codec = .vp8
-    @Option(help: ArgumentHelp("Random loss on the media path in percent.", valueName: "PCT"))
-    var loss: Double = 0
-    @Option(help: ArgumentHelp("Make the loss bursty: mean burst length in packets (Gilbert–Elliott), with --loss as the overall rate.", valueName: "LEN"))
-    var burst: Double?
-    @Option(help: ArgumentHelp("One-way delay in milliseconds (both ways).", valueName: "MS"))
-    var delay: Double = 0
-    @Option(help: ArgumentHelp("Delay variation on the media path in milliseconds (normal distribution; order is kept).", valueName: "MS"))
-    var jitter: Double = 0
-    @Option(help: ArgumentHelp("Bandwidth cap on the media path in kbit/s (IP+UDP overhead counted, 200 ms drop-tail queue).", valueName: "KBPS"))
-    var bandwidth: Double?
+    @OptionGroup var network: NetworkConditionOptions<SimulateCommand>
     @Option(help: ArgumentHelp("Random loss on the feedback path in percent.", valueName: "PCT"))
     var feedbackLoss: Double = 0
     @Option(help: ArgumentHelp("Video bitrate to start at and never exceed, in kbit/s (default: about 0.1 bit per pixel).", valueName: "KBPS"))
     var bitrate: Int?
     @Option(help: ArgumentHelp("Only the first this many seconds of the input.", valueName: "S"))
     var duration: Double?
-    @Option(help: ArgumentHelp("Random seed: the same seed and options give the same run.", valueName: "N"))
-    var seed: UInt64 = 1
     @Flag(name: .customLong("no-nack"), help: "Do not ask for lost video packets again (no NACK/RTX).")
     var noNack = false
     @Flag(name: .customLong("no-fec"), help: "No Opus in-band forward error correction.")
@@ -59,15 +48,8 @@ struct SimulateCommand: ParsableCommand {
     @OptionGroup var outputOptions: OutputOptions
 
     func validate() throws {
-        for (name, value) in [("--loss", loss), ("--feedback-loss", feedbackLoss)] where !(0...100).contains(value) {
-            throw ValidationError("\(name) is a percentage, 0…100")
-        }
-        if let burst, !(burst >= 1 && burst <= 10_000) { throw ValidationError("--burst is a mean burst length in packets, 1…10000") }
-        if burst != nil && loss >= 100 { throw ValidationError("--burst needs --loss below 100") }
-        for (name, value) in [("--delay", delay), ("--jitter", jitter)] where !(0...10_000).contains(value) {
-            throw ValidationError("\(name) is in milliseconds, 0…10000")
-        }
-        if let bandwidth, !(bandwidth >= 10 && bandwidth <= 1_000_000) { throw ValidationError("--bandwidth is in kbit/s, 10…1000000") }
+        // --loss, --burst, --delay, --jitter and --bandwidth are checked by NetworkConditionOptions.
+        if !(0...100).contains(feedbackLoss) { throw ValidationError("--feedback-loss is a percentage, 0…100") }
         if let bitrate, !(30...100_000).contains(bitrate) { throw ValidationError("--bitrate is in kbit/s, 30…100000") }
         if let duration, !(duration > 0 && duration <= 3600) { throw ValidationError("--duration must be between 0 and 3600 seconds") }
         if !codec.isVideo { throw ValidationError("--codec must be vp8, vp9 or h264") }
@@ -75,14 +57,10 @@ struct SimulateCommand: ParsableCommand {
 
     /// The simulation the options describe.
     var options: SimulationOptions {
-        let forward = NetworkConditions(
-            delay: milliseconds(delay), jitter: .normal(milliseconds(jitter)),
-            loss: burst == nil ? loss / 100 : 0,
-            burstLoss: burst.map { GilbertElliott(meanBurstLength: $0, lossRate: loss / 100) },
-            bandwidth: bandwidth.map { Int(($0 * 1000).rounded()) })
-        let backward = NetworkConditions(delay: milliseconds(delay), loss: feedbackLoss / 100)
+        // The feedback path has the media path's delay but only its own loss.
+        let backward = NetworkConditions(delay: network.delayTime, loss: feedbackLoss / 100)
         return SimulationOptions(
-            codec: codec, forward: forward, backward: backward, seed: seed, nack: !noNack, fec: !noFEC,
+            codec: codec, forward: network.conditions(), backward: backward, seed: network.seed, nack: !noNack, fec: !noFEC,
             videoBitrate: bitrate.map { $0 * 1000 }, maximumDuration: duration.map { .seconds($0) })
     }
 
@@ -104,8 +82,17 @@ struct SimulateCommand: ParsableCommand {
     }
 }
 
-/// `ms` milliseconds, to the microsecond.
-private func milliseconds(_ ms: Double) -> TimeDelta { .seconds(ms / 1000) }
+extension SimulateCommand: NetworkConditionCommand {
+    typealias BurstLoss = BurstLossOption
+    static let lossHelp = "Random loss on the media path in percent."
+    static let delayHelp = "One-way delay in milliseconds (both ways)."
+    static let defaultDelay = 0.0
+    static let jitterHelp = "Delay variation on the media path in milliseconds (normal distribution; order is kept)."
+    static let maximumMilliseconds = 10_000
+    static let bandwidthHelp = "Bandwidth cap on the media path in kbit/s (IP+UDP overhead counted, 200 ms drop-tail queue)."
+    static let bandwidthRange = 10...1_000_000
+    static let seedHelp = "Random seed: the same seed and options give the same run."
+}
 
 /// What `confer simulate` prints: the simulation report with the files it read and wrote.
 struct SimulateReport: CommandReport {

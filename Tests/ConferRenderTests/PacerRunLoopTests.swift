@@ -2,7 +2,10 @@ import ConferMedia
 import Testing
 @testable import ConferRender
 
-@Suite struct PacerRunLoopTests {
+/// The time limit reports a run loop that never finishes; the waits for it to sleep are
+/// bounded as well, because a loop of `Task.yield()` never notices the limit's cancellation.
+@Suite(.timeLimit(.minutes(1)))
+struct PacerRunLoopTests {
     struct Draw: Hashable { var tick: Int64; var drawn: [ViewID] }
 
     static func makeHarness() throws -> PacerHarness {
@@ -56,7 +59,12 @@ import Testing
             try await h.pacer.run(clock: clock, afterRefresh: { _ in refreshes += 1 })
             return refreshes
         }
-        while clock.sleeperCount == 0 { await Task.yield() }
+        var spins = 0
+        while clock.sleeperCount == 0 {
+            await Task.yield()
+            spins += 1
+            try #require(spins < 1_000_000, "run loop never slept")
+        }
         task.cancel()
         clock.advance(by: .milliseconds(17))
         await #expect(throws: CancellationError.self) { try await task.value }

@@ -9,6 +9,14 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     if let sdp = try? SessionDescription(parsing: text) {
         precondition(sdp.port >= 0 && sdp.port <= 65535, "port out of range")
         precondition(sdp.payloadType < 128, "payload type out of range")
+        // Written out, what was read must read back as the same description: `text` keeps
+        // everything the reader took from the input (and, being made from those fields alone,
+        // then writes the same text again).
+        let written = sdp.text
+        guard let reread = try? SessionDescription(parsing: written) else {
+            preconditionFailure("the SDP Confer writes does not parse:\n\(written)")
+        }
+        precondition(reread == sdp, "the SDP read back differs: \(sdp) became \(reread)")
     }
     return 0
 }

@@ -88,7 +88,14 @@ final class MixSegmentBoard: Sendable {
             [MixSegment](repeating: MixSegment(worker: worker), count: MixSegments.buffersPerWorker)
         }
         state = Mutex(State(free: buffers))
-        returned = (0..<workers).map { _ in DispatchSemaphore(value: MixSegments.buffersPerWorker) }
+        // Started at zero and signalled up, not made with the count: libdispatch traps when a
+        // semaphore is freed below the value it was made with, which a mix that fails or is
+        // cancelled leaves it at (its buffers are never all given back).
+        returned = (0..<workers).map { _ in
+            let semaphore = DispatchSemaphore(value: 0)
+            for _ in 0..<MixSegments.buffersPerWorker { semaphore.signal() }
+            return semaphore
+        }
     }
 
     /// A buffer for `worker`'s next segment, waiting until one is written; nil once cancelled.
@@ -144,6 +151,37 @@ final class MixSegmentBoard: Sendable {
     }
 }
 
+/// Counts segment workers as their threads start and stop.
+///
+/// Why: a mix that fails must stop every worker before it returns its error, and nothing
+/// else a caller can see tells whether one is still running. A mix counts into the count
+/// bound to ``current`` on its task (tests bind one); otherwise it counts nothing.
+final class MixSegmentWorkerCount: Sendable {
+    /// The count the mixes run on this task report to; nil (the default) for none.
+    @TaskLocal static var current: MixSegmentWorkerCount?
+
+    private let counts = Mutex((started: 0, running: 0))
+
+    /// A count at zero.
+    init() {}
+
+    /// Workers started.
+    var started: Int { counts.withLock { $0.started } }
+    /// Workers started whose threads have not yet finished their work.
+    var running: Int { counts.withLock { $0.running } }
+
+    fileprivate func workerStarted() {
+        counts.withLock { counts in
+            counts.started += 1
+            counts.running += 1
+        }
+    }
+
+    fileprivate func workerStopped() {
+        counts.withLock { $0.running -= 1 }
+    }
+}
+
 /// One worker of a segment-parallel mix: a thread with its own composer that composes and
 /// encodes segments `worker`, `worker + workers`… and hands them to the board.
 final class MixSegmentWorker: @unchecked Sendable {
@@ -159,14 +197,16 @@ final class MixSegmentWorker: @unchecked Sendable {
     private let settings: VideoEncoderSettings
     private let done = DispatchSemaphore(value: 0)
     private let queue: DispatchQueue
+    private let count: MixSegmentWorkerCount?
     private var joined = false
     /// Seconds the worker waited for a buffer (the writer was behind); read after ``join()``.
     private(set) var waitSeconds = 0.0
 
     /// Worker `worker` of `workers`, cutting segments of `segmentFrames` frames and encoding
-    /// each with a fresh `codec` encoder of `settings` (whose first frame is a keyframe).
+    /// each with a fresh `codec` encoder of `settings` (whose first frame is a keyframe), and
+    /// counting its thread's start and end into `count`.
     init(composer: MixComposer, board: MixSegmentBoard, worker: Int, workers: Int, segmentFrames: Int,
-         codec: Codec, settings: VideoEncoderSettings) {
+         codec: Codec, settings: VideoEncoderSettings, count: MixSegmentWorkerCount? = nil) {
         self.composer = composer
         self.board = board
         self.worker = worker
@@ -174,17 +214,23 @@ final class MixSegmentWorker: @unchecked Sendable {
         self.segmentFrames = segmentFrames
         self.codec = codec
         self.settings = settings
+        self.count = count
         queue = DispatchQueue(label: "confer.mix.segment.\(worker)")
     }
 
     /// Starts the worker's thread.
     func start() {
+        // Counted here rather than on the thread, so the count never misses a worker that
+        // has been started but not yet scheduled.
+        count?.workerStarted()
         queue.async { [self] in
             do {
                 try work()
             } catch {
                 board.fail(error)
             }
+            // Before the signal: once ``join()`` returns, the count has seen this worker stop.
+            count?.workerStopped()
             done.signal()
         }
     }
@@ -263,9 +309,10 @@ extension MixJob {
         for _ in 1..<count { composers.append(try MixComposer(inputs: inputs, options: options)) }
         for composer in composers { composer.speakers = speakers }
         let board = MixSegmentBoard(workers: count)
+        let workerCount = MixSegmentWorkerCount.current
         let workers = composers.enumerated().map { worker, composer in
             MixSegmentWorker(composer: composer, board: board, worker: worker, workers: count,
-                             segmentFrames: options.keyframeInterval, codec: codec, settings: settings)
+                             segmentFrames: options.keyframeInterval, codec: codec, settings: settings, count: workerCount)
         }
         for worker in workers { worker.start() }
         var consumerWait = Duration.zero

@@ -221,9 +221,19 @@ import ConferMixer
         let header = data.firstIndex(of: 0x0A)! + 1
         try data.prefix(header + 25 * frameBytes + 100).write(to: URL(fileURLWithPath: dir.file("cut.y4m")))
         inputs[3] = dir.file("cut.y4m")
-        #expect(throws: (any Error).self) {
-            try MixJob.run(inputs: inputs, output: dir.file("grid.ivf"), options: options(keyframeInterval: 10, cores: 2))
+        let workers = MixSegmentWorkerCount()
+        let error = MixSegmentWorkerCount.$current.withValue(workers) {
+            #expect(throws: (any Error).self) {
+                try MixJob.run(inputs: inputs, output: dir.file("grid.ivf"), options: options(keyframeInterval: 10, cores: 2))
+            }
         }
+        // The reader's own error for the cut frame, whichever worker met it first: both read
+        // the same bytes (the frame header is "FRAME\n", then 94 of the frame's 21600 bytes).
+        #expect(error as? MediaFileError == MediaFileError(
+            .truncated, format: "Y4M", offset: header + 25 * frameBytes + 6, "frame 25 has 94 of 21600 bytes"), "\(String(describing: error))")
+        // Both workers ran, and neither is still running once the mix has returned.
+        #expect(workers.started == 2)
+        #expect(workers.running == 0)
     }
 
     @Test func whenAMixIsOneStream() {

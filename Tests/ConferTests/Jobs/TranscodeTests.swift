@@ -114,13 +114,24 @@ import ConferMedia
         _ = try Generator.run(output: source, width: 160, height: 120, seconds: 1)
         let encoded = dir + "/clip.ivf"
         _ = try Transcoder.run(input: source, output: encoded, options: TranscodeOptions(codec: .vp8, keyframeInterval: 15))
+        let original = try ivfPayloads(encoded)
+        try #require(original.count == 30)
         // Damage frame 5's payload in the file: the decoder skips until the keyframe at 15.
         var bytes = [UInt8](FileManager.default.contents(atPath: encoded)!)
+        // An IVF file header is 32 bytes; each frame has a 12-byte header (a little-endian
+        // size, then the timestamp) before its payload. The size needs its parentheses: `|`
+        // and `+` share a precedence level in Swift, so `12 + a | b << 8` is `(12 + a) | b << 8`,
+        // an offset inside the wrong frame whenever `12 + a` carries into the next byte.
         var offset = 32
-        for _ in 0..<5 { offset += 12 + Int(bytes[offset]) | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2]) << 16 }
+        for _ in 0..<5 { offset += 12 + (Int(bytes[offset]) | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2]) << 16) }
         let size = Int(bytes[offset]) | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2]) << 16
+        #expect(size == original[5].count)
         for i in 0..<size where i > 3 { bytes[offset + 12 + i] = UInt8(truncatingIfNeeded: i &* 131) }
         #expect(FileManager.default.createFile(atPath: encoded, contents: Data(bytes)))
+        // Frame 5, and only frame 5, was damaged; the file's framing is intact.
+        let damaged = try ivfPayloads(encoded)
+        #expect(damaged.count == 30)
+        #expect(damaged.indices.filter { damaged[$0] != original[$0] } == [5])
         let reader = try VideoFileReader(path: encoded)
         var decoded = 0
         while try reader.next() != nil { decoded += 1 }
@@ -128,6 +139,15 @@ import ConferMedia
         #expect(reader.framesNotDecoded >= 1)
         #expect(reader.framesNotDecoded <= 10)
         #expect(decoded == 30 - reader.framesNotDecoded)
+    }
+
+    /// The payload of every frame of an IVF file, in order.
+    func ivfPayloads(_ path: String) throws -> [[UInt8]] {
+        let reader = try IVFReader(path: path)
+        var frame = EncodedFrame(codec: .vp8)
+        var payloads: [[UInt8]] = []
+        while try reader.read(into: &frame) { payloads.append(frame.data) }
+        return payloads
     }
 }
 
