@@ -6,6 +6,8 @@ import PackageDescription
 let suite: [Target.Dependency] = [
     .product(name: "Benchmark", package: "benchmark"),
     .product(name: "Confer", package: "Confer"),
+    .product(name: "ConferJobs", package: "Confer"),
+    .product(name: "ConferSimulation", package: "Confer"),
     .product(name: "ConferMedia", package: "Confer"),
     .product(name: "ConferCodecs", package: "Confer"),
     .product(name: "ConferRTP", package: "Confer"),

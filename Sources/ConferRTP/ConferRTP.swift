@@ -1,6 +1,7 @@
 // ConferRTP: RTP (RFC 3550) packets and header extensions (RFC 8285), RTCP (RFC 3550,
 // 4585, 5104, 5506, transport-wide CC, REMB), per-SSRC statistics, NTP time and
-// sequence-number unwrapping. Codec payload formats live beside these in *Payload*.swift.
+// sequence-number unwrapping; a folder per payload format, the one packetizer (Packetizer/),
+// the sender's RTX history (Retransmission/) and RTP/RTCP demultiplexing (Demux/).
 //
 // Parsing is zero-copy (`RTPPacketView` over caller bytes) and serialization writes into
 // caller buffers, so the per-packet path allocates nothing; owning values (`RTPPacket`,

@@ -11,6 +11,7 @@
 // the host composing 1280×720 and encoding it once, every participant decoding it, SRTP on.
 import Benchmark
 import Confer
+import ConferSimulation
 import ConferMedia
 import ConferNet
 

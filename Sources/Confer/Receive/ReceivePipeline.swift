@@ -99,8 +99,7 @@ public final class ReceivePipeline {
             discardMalformed()
             return
         }
-        // RFC 5761 §4: RTCP packet types 192…223 never collide with RTP payload types in use.
-        let isControl = (192 ... 223).contains(datagram[1])
+        let isControl = RTPDatagramRoute.isRTCP(datagram)
         var bytes = datagram
         if let session = isControl ? srtcpInbound : srtp {
             UnsafeMutableRawBufferPointer(rebasing: input[0 ..< datagram.count]).copyMemory(from: datagram)

@@ -70,7 +70,7 @@ final class LiveReceiverPipeline<D: Depacketizer> {
         datagram.withUnsafeBytes { buffer.copyMemory(from: $0) }
         var length = datagram.count
         // RFC 5761 §4: with RTCP on the RTP port, its packet types 192–223 fill the second byte.
-        if length >= 8, buffer[0] >> 6 == 2, (192 ... 223).contains(buffer[1]) {
+        if length >= 8, buffer[0] >> 6 == 2, RTPDatagramRoute.isRTCP(UnsafeRawBufferPointer(rebasing: buffer[0 ..< length])) {
             receiveControl(length: length, at: arrival)
             return
         }

@@ -176,7 +176,7 @@ final class LiveSenderSession<Clock: MediaClock> {
         let spread = due == nil ? .zero : options.packetSpread
         for index in 0 ..< count {
             let datagram = outgoing[index]
-            if datagram.count >= 2, (192 ... 223).contains(datagram[1]) {
+            if RTPDatagramRoute.isRTCP(datagram) {
                 guard options.sendsRTCP, let target = multiplexed ? destination : control else { continue }
                 try await socket.send(datagram, to: target)
                 rtcpSent += 1

@@ -15,10 +15,16 @@ public enum RTPDatagramRoute: Sendable, Hashable {
     /// Any other RTCP compound: feedback for the send side.
     case feedback
 
+    /// Whether `datagram` is RTCP rather than RTP (RFC 5761 §4: RTCP packet types 192…223
+    /// in the second byte never collide with RTP payload types in use): the one RTP/RTCP
+    /// demultiplexing test, for every transport that carries both on one port.
+    public static func isRTCP<Bytes: RandomAccessCollection<UInt8>>(_ datagram: Bytes) -> Bool where Bytes.Index == Int {
+        datagram.count >= 2 && (192 ... 223).contains(datagram[datagram.startIndex + 1])
+    }
+
     /// The route of `datagram`.
     public init(classifying datagram: UnsafeRawBufferPointer) {
-        // RFC 5761 §4: RTCP packet types 192…223 never collide with RTP payload types in use.
-        guard datagram.count >= 2, (192 ... 223).contains(datagram[1]) else {
+        guard Self.isRTCP(datagram) else {
             self = .media
             return
         }

@@ -1,7 +1,6 @@
 import Testing
-@testable import Confer
+@testable import ConferJobs
 import ConferMedia
-import ConferJobs
 
 /// Files Confer writes decode with FFmpeg; files FFmpeg writes decode with Confer.
 @Suite(.enabled(if: hasFFmpeg, "needs ffmpeg and ffprobe (Scripts/install-deps installs them)"))
