@@ -8,6 +8,7 @@
 public import Confer
 public import ConferMedia
 import ConferMixer
+import ConferRTP
 public import ConferSRTP
 
 /// One datagram a participant sent, with when (from the start of the recording).

@@ -1,5 +1,6 @@
 import FuzzSupport
 import ConferMedia
+import ConferCodecs
 
 /// Feeds arbitrary bytes to the H.264 Annex-B reader and the prober.
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -23,6 +23,7 @@ import FuzzTraffic
 import Confer
 import ConferMedia
 import ConferMixer
+import ConferRTP
 
 /// The longest stretch of virtual time one input may cover.
 let maximumDuration = TimeDelta.seconds(1)

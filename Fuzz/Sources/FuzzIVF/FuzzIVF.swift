@@ -1,5 +1,6 @@
 import FuzzSupport
 import ConferMedia
+import ConferCodecs
 
 /// Feeds arbitrary bytes to the IVF reader and the prober (which takes the skipping path).
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -1,5 +1,6 @@
 import FuzzSupport
 import ConferMedia
+import ConferCodecs
 
 /// Feeds arbitrary bytes to the WAV reader (with its resampler) and the prober.
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -1,5 +1,6 @@
 import FuzzSupport
 import ConferMedia
+import ConferCodecs
 
 /// Feeds arbitrary bytes to the Y4M reader and the prober; any error is fine, a crash is not.
 @_cdecl("LLVMFuzzerTestOneInput")
