@@ -1,34 +1,23 @@
+public import ConferMedia
+
 /// A job could not run as asked. ``detail`` says what was wrong and what to do; callers
 /// (the CLI's exit status, an app's retry logic) switch on ``kind``.
-public struct JobError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// What kind of problem it was.
-    public enum Kind: String, Hashable, Sendable, Codable {
-        /// An option is out of range, missing or clashes with another: fix the command.
-        case invalidOptions
-        /// A file's type or a codec does not fit where it is used (say, VP8 into `.h264`,
-        /// or audio where video was expected): pick another file or extension.
-        case unsupportedFormat
-        /// An input file is readable but unusable as it is (no frame rate, no frames,
-        /// a size change mid-stream, a malformed layout).
-        case invalidInput
-        /// The file system refused (a directory could not be made, a file not read).
-        case io
-        /// The job stopped in a state it should never reach; a bug to report.
-        case internalFailure
-    }
+public typealias JobError = KindedError<JobErrorKind>
 
-    /// What kind of problem it was.
-    public let kind: Kind
-    /// The sentence for a person.
-    public let detail: String
-
-    /// A job error of `kind` saying `detail`.
-    public init(_ kind: Kind, _ detail: String) {
-        self.kind = kind
-        self.detail = detail
-    }
-
-    public var description: String { detail }
+/// What kind of problem a ``JobError`` is.
+public enum JobErrorKind: String, Hashable, Sendable, Codable {
+    /// An option is out of range, missing or clashes with another: fix the command.
+    case invalidOptions
+    /// A file's type or a codec does not fit where it is used (say, VP8 into `.h264`,
+    /// or audio where video was expected): pick another file or extension.
+    case unsupportedFormat
+    /// An input file is readable but unusable as it is (no frame rate, no frames,
+    /// a size change mid-stream, a malformed layout).
+    case invalidInput
+    /// The file system refused (a directory could not be made, a file not read).
+    case io
+    /// The job stopped in a state it should never reach; a bug to report.
+    case internalFailure
 }
 
 /// The lower-case extension of `path` ("y4m" for "a/b.Y4M"), or "".

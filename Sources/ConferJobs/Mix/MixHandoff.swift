@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import ConferMedia
 
 /// A bounded single-producer, single-consumer queue between two threads: the producer
 /// blocks while `capacity` items wait, the consumer blocks while none do.
@@ -11,9 +12,7 @@ import Synchronization
 /// error), the consumer with ``cancel()`` (the producer's next ``put(_:)`` returns false).
 final class MixHandoff<Element: Sendable>: Sendable {
     private struct Ring {
-        var items: [Element?]
-        var head = 0
-        var count = 0
+        var items: FixedRing<Element>
         var finished = false
         var failure: (any Error)?
         var cancelled = false
@@ -28,8 +27,11 @@ final class MixHandoff<Element: Sendable>: Sendable {
     /// A handoff holding at most `capacity` items.
     init(capacity: Int) {
         self.capacity = max(1, capacity)
-        ring = Mutex(Ring(items: [Element?](repeating: nil, count: max(1, capacity))))
-        free = DispatchSemaphore(value: max(1, capacity))
+        ring = Mutex(Ring(items: FixedRing(capacity: capacity)))
+        // Made at zero and signalled up: libdispatch traps when a semaphore is destroyed with
+        // a value below the one it was made with, which a cancelled hand-off can leave.
+        free = DispatchSemaphore(value: 0)
+        for _ in 0 ..< self.capacity { free.signal() }
     }
 
     /// Queues `item`, waiting for a free slot; false when the consumer has cancelled (the
@@ -38,9 +40,7 @@ final class MixHandoff<Element: Sendable>: Sendable {
         free.wait()
         let accepted = ring.withLock { ring -> Bool in
             guard !ring.cancelled else { return false }
-            ring.items[(ring.head + ring.count) % ring.items.count] = item
-            ring.count += 1
-            return true
+            return ring.items.append(item)
         }
         // A refused put hands its slot back, so a producer that tries again never blocks.
         if accepted { ready.signal() } else { free.signal() }
@@ -52,10 +52,7 @@ final class MixHandoff<Element: Sendable>: Sendable {
     func take() throws -> Element? {
         ready.wait()
         let (item, failure) = ring.withLock { ring -> (Element?, (any Error)?) in
-            guard ring.count > 0 else { return (nil, ring.failure) }
-            let item = ring.items[ring.head].take()
-            ring.head = (ring.head + 1) % ring.items.count
-            ring.count -= 1
+            guard let item = ring.items.popFirst() else { return (nil, ring.failure) }
             return (item, nil)
         }
         guard let item else {
@@ -82,8 +79,7 @@ final class MixHandoff<Element: Sendable>: Sendable {
     func cancel() {
         ring.withLock { ring in
             ring.cancelled = true
-            for i in ring.items.indices { ring.items[i] = nil }
-            ring.count = 0
+            ring.items.removeAll()
         }
         free.signal()
     }

@@ -134,22 +134,28 @@ import Foundation
     @Test func badConfigurationsAndDuplicateParticipantsAreRefused() throws {
         var configuration = TestMeeting.smallHost()
         configuration.codec = .opus
-        #expect(throws: HostPipelineError.self) { try HostPipeline(configuration: configuration) }
+        var refused: HostPipelineError?
+        refused = #expect(throws: HostPipelineError.self) { try HostPipeline(configuration: configuration) }
+        #expect(refused?.kind == .invalidConfiguration)
         configuration = TestMeeting.smallHost()
         configuration.width = 321
-        #expect(throws: HostPipelineError.self) { try HostPipeline(configuration: configuration) }
+        refused = #expect(throws: HostPipelineError.self) { try HostPipeline(configuration: configuration) }
+        #expect(refused?.kind == .invalidConfiguration)
         configuration = TestMeeting.smallHost()
         configuration.audioPayloadType = configuration.videoPayloadType
-        #expect(throws: HostPipelineError.self) { try HostPipeline(configuration: configuration) }
+        refused = #expect(throws: HostPipelineError.self) { try HostPipeline(configuration: configuration) }
+        #expect(refused?.kind == .invalidConfiguration)
         configuration = TestMeeting.smallHost()
         configuration.audioFrameDuration = 25
-        #expect(throws: HostPipelineError.self) { try HostPipeline(configuration: configuration) }
+        refused = #expect(throws: HostPipelineError.self) { try HostPipeline(configuration: configuration) }
+        #expect(refused?.kind == .invalidConfiguration)
 
         let host = try HostPipeline(configuration: TestMeeting.smallHost())
         #expect(host.nextPollTime == nil)
         let participant = HostParticipantConfiguration(receive: ReceivePipelineConfiguration(video: .init(codec: .vp8), audio: .init()))
         try host.addParticipant(7, configuration: participant, at: .zero) { _ in }
-        #expect(throws: HostPipelineError.self) { try host.addParticipant(7, configuration: participant, at: .zero) { _ in } }
+        let duplicate = #expect(throws: HostPipelineError.self) { try host.addParticipant(7, configuration: participant, at: .zero) { _ in } }
+        #expect(duplicate?.kind == .duplicateParticipant)
         #expect(host.participantIDs == [7])
         #expect(host.nextPollTime == .zero)
         host.removeParticipant(7, at: .zero)

@@ -303,7 +303,8 @@ private func makeSender(_ out: Datagrams, audio: Bool = false, bitrate: Int = 30
 
     @Test func badConfigurationsAreRefused() {
         let out = Datagrams()
-        #expect(throws: SendPipelineError.self) { try SendPipeline(configuration: SendPipelineConfiguration(), output: out.take) }
+        let none = #expect(throws: SendPipelineError.self) { try SendPipeline(configuration: SendPipelineConfiguration(), output: out.take) }
+        #expect(none?.kind == .invalidConfiguration)
         #expect(throws: SendPipelineError.self) {
             try SendPipeline(configuration: SendPipelineConfiguration(video: .init(codec: .vp8, width: 15, height: 120)), output: out.take)
         }

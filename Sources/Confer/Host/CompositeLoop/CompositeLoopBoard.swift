@@ -23,9 +23,7 @@ final class CompositeLoopBoard: Sendable {
         var pictures: [VideoFrame?]
         /// Sources read on the consuming thread.
         var readsByConsumer = 0
-        var canvases: [VideoFrame?]
-        var head = 0
-        var count = 0
+        var canvases: FixedRing<VideoFrame>
         /// The producer has delivered its last canvas.
         var finished = false
         /// The first error either side hit; it stops the work.
@@ -60,7 +58,7 @@ final class CompositeLoopBoard: Sendable {
         self.sourceCount = sourceCount
         self.capacity = max(1, capacity)
         state = Mutex(State(pictures: [VideoFrame?](repeating: nil, count: sourceCount),
-                            canvases: [VideoFrame?](repeating: nil, count: max(1, capacity))))
+                            canvases: FixedRing(capacity: capacity)))
     }
 
     // MARK: Reading pictures (both threads)
@@ -130,10 +128,7 @@ final class CompositeLoopBoard: Sendable {
         while true {
             let outcome = state.withLock { state -> Bool? in
                 if state.stopping { return false }
-                guard state.count < state.canvases.count else { return nil }
-                state.canvases[(state.head + state.count) % state.canvases.count] = canvas
-                state.count += 1
-                return true
+                return state.canvases.append(canvas) ? true : nil
             }
             if let outcome {
                 if outcome { consumerWake.signal() }
@@ -159,12 +154,7 @@ final class CompositeLoopBoard: Sendable {
     /// path), else a read it can take off the producer, else wait or stop.
     func consumerStep() -> ConsumerStep {
         let step = state.withLock { state -> ConsumerStep in
-            if state.count > 0 {
-                let canvas = state.canvases[state.head].take()!
-                state.head = (state.head + 1) % state.canvases.count
-                state.count -= 1
-                return .consume(canvas)
-            }
+            if let canvas = state.canvases.popFirst() { return .consume(canvas) }
             if let source = Self.claim(&state), let frame = state.openFrame {
                 return .read(source: source, frame: frame)
             }
@@ -186,8 +176,7 @@ final class CompositeLoopBoard: Sendable {
     func cancel() {
         state.withLock { state in
             state.cancelled = true
-            for i in state.canvases.indices { state.canvases[i] = nil }
-            state.count = 0
+            state.canvases.removeAll()
         }
         producerWake.signal()
     }

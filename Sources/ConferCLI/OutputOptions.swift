@@ -62,3 +62,8 @@ func formatBytes(_ n: Int) -> String {
     if n < 10 * 1024 * 1024 { return "\(n / 1024) KiB" }
     return fixed(Double(n) / 1_048_576, 1) + " MiB"
 }
+
+/// Writes a line to stderr.
+func printError(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}

@@ -1,0 +1,6 @@
+public import ArgumentParser
+import ConferMedia
+import ConferJobs
+
+extension Codec: ExpressibleByArgument {}
+extension VideoPattern: ExpressibleByArgument {}
