@@ -34,8 +34,9 @@ public final class ReceivePipeline {
     package let video: ReceivePipelineVideoStream?
     package let audio: ReceivePipelineAudioStream?
     var transportFeedback = ReceivePipelineTransportFeedback()
-    private let srtp: SRTPSession?
-    private let srtcpInbound: SRTPSession?
+    /// Unprotects what arrives.
+    private let inbound: SRTPPair?
+    /// Protects the feedback sent back.
     private let srtcpOutbound: SRTPSession?
     /// Where a datagram is copied to be unprotected (libsrtp works in place).
     private let input: UnsafeMutableRawBufferPointer
@@ -73,9 +74,8 @@ public final class ReceivePipeline {
         self.configuration = configuration
         video = try configuration.video.map { try ReceivePipelineVideoStream(configuration: $0, ownSSRC: configuration.ssrc) }
         audio = try configuration.audio.map { try ReceivePipelineAudioStream(configuration: $0) }
-        srtp = try configuration.srtpKey.map { try SRTPSession(key: $0, direction: .inbound) }
-        srtcpInbound = try configuration.srtpKey.map { try SRTPSession(key: $0, direction: .inbound) }
-        srtcpOutbound = try configuration.srtpKey.map { try SRTPSession(key: $0, direction: .outbound) }
+        inbound = try configuration.srtpKey.map { try SRTPPair(key: $0, direction: .inbound) }
+        srtcpOutbound = try configuration.srtpKey.map { try SRTPPair(key: $0, direction: .outbound).rtcp }
         // A UDP datagram holds at most 65,507 bytes.
         input = .allocate(byteCount: 65_536, alignment: 16)
         controlOutput = .allocate(byteCount: Self.controlBufferSize + 64, alignment: 16)
@@ -101,7 +101,7 @@ public final class ReceivePipeline {
         }
         let isControl = RTPDatagramRoute.isRTCP(datagram)
         var bytes = datagram
-        if let session = isControl ? srtcpInbound : srtp {
+        if let session = isControl ? inbound?.rtcp : inbound?.rtp {
             UnsafeMutableRawBufferPointer(rebasing: input[0 ..< datagram.count]).copyMemory(from: datagram)
             let length = isControl ? try? session.unprotectRTCP(input, length: datagram.count)
                                    : try? session.unprotectRTP(input, length: datagram.count)
@@ -218,13 +218,7 @@ public final class ReceivePipeline {
         result.retransmissionsReceived = video?.retransmissionsReceived ?? 0
         result.paddingPacketsReceived = video?.paddingReceived ?? 0
         result.transportFeedbackSent = transportFeedback.messagesBuilt
-        if var stats = srtp?.stats, let control = srtcpInbound?.stats {
-            stats.packetsUnprotected += control.packetsUnprotected
-            stats.authenticationFailures += control.authenticationFailures
-            stats.replays += control.replays
-            stats.otherFailures += control.otherFailures
-            result.srtp = stats
-        }
+        result.srtp = inbound?.stats
         return result
     }
 

@@ -59,21 +59,9 @@ package final class SendPipelineAudioStream {
     private func encodeAndSend(at now: Timestamp, transport: SendPipelineTransport) throws {
         try encoder.encode(pending, into: &encoded)
         statistics.framesEncoded += 1
-        let rtpTimestamp = packetizer.rtpTimestamp(at: pending.timestamp)
-        let captureTime = pending.timestamp
-        let buffer = transport.buffer
-        let transportOffset = packetizer.transportSequenceOffset
-        let sendTimeOffset = packetizer.absoluteSendTimeOffset
-        do {
-            try packetizer.packetize(encoded, rtpTimestamp: rtpTimestamp, captureTime: captureTime, maxPayloadSize: maxPayloadSize,
-                                     into: buffer) { length in
-                transport.sendRTP(length: length, transportSequenceOffset: transportOffset,
-                                  absoluteSendTimeOffset: sendTimeOffset, at: now)
-                statistics.packetsSent += 1
-                statistics.bytesSent += length
-            }
-        } catch {
-            throw SendPipelineError(.packetization, "cannot packetize an Opus frame: \(error.payloadError)")
-        }
+        let sent = try transport.send(encoded, with: &packetizer, rtpTimestamp: packetizer.rtpTimestamp(at: pending.timestamp),
+                                      captureTime: pending.timestamp, maxPayloadSize: maxPayloadSize, at: now)
+        statistics.packetsSent += sent.packets
+        statistics.bytesSent += sent.bytes
     }
 }

@@ -58,14 +58,41 @@ final class SendPipelineTransport {
         controlBuffer = .allocate(byteCount: Self.controlBufferSize + tagSize + 16, alignment: 16)
         self.estimator = estimator
         transportSequenceNumber = firstTransportSequenceNumber
-        srtp = try srtpKey.map { try SRTPSession(key: $0, direction: .outbound) }
-        srtcp = try srtpKey.map { try SRTPSession(key: $0, direction: .outbound) }
+        let outbound = try srtpKey.map { try SRTPPair(key: $0, direction: .outbound) }
+        srtp = outbound?.rtp
+        srtcp = outbound?.rtcp
         self.output = output
     }
 
     deinit {
         buffer.deallocate()
         controlBuffer.deallocate()
+    }
+
+    /// Packetizes `frame` with `packetizer` into ``buffer`` and sends each packet as it is
+    /// written; `written` sees every packet in plaintext first (the RTX history keeps it
+    /// there: RTX is protected on its own and gets a fresh transport-wide number).
+    ///
+    /// - Returns: the packets and bytes sent.
+    func send(_ frame: EncodedFrame, with packetizer: inout RTPPacketizer, rtpTimestamp: UInt32, captureTime: Timestamp,
+              maxPayloadSize: Int, at now: Timestamp,
+              written: (UnsafeRawBufferPointer) -> Void = { _ in }) throws(SendPipelineError) -> (packets: Int, bytes: Int) {
+        let transportOffset = packetizer.transportSequenceOffset
+        let sendTimeOffset = packetizer.absoluteSendTimeOffset
+        let buffer = self.buffer
+        var sent = (packets: 0, bytes: 0)
+        do {
+            try packetizer.packetize(frame, rtpTimestamp: rtpTimestamp, captureTime: captureTime, maxPayloadSize: maxPayloadSize,
+                                     into: buffer) { length in
+                written(UnsafeRawBufferPointer(rebasing: buffer[0 ..< length]))
+                sendRTP(length: length, transportSequenceOffset: transportOffset, absoluteSendTimeOffset: sendTimeOffset, at: now)
+                sent.packets += 1
+                sent.bytes += length
+            }
+        } catch {
+            throw SendPipelineError(.packetization, "cannot packetize a \(frame.codec) frame: \(error.payloadError)")
+        }
+        return sent
     }
 
     /// Stamps the RTP packet in the first `length` bytes of ``buffer`` with the next

@@ -121,25 +121,14 @@ package final class SendPipelineVideoStream {
                            transport: SendPipelineTransport) throws {
         let rtpTimestamp = packetizer.rtpTimestamp(at: captureTime)
         lastRTPTimestamp = rtpTimestamp
-        let buffer = transport.buffer
-        let transportOffset = packetizer.transportSequenceOffset
-        let sendTimeOffset = packetizer.absoluteSendTimeOffset
-        do {
-            try packetizer.packetize(frame, rtpTimestamp: rtpTimestamp, captureTime: captureTime, maxPayloadSize: maxPayloadSize,
-                                     into: buffer) { length in
-                // Stored before SRTP protects it in place: RTX is protected on its own, and its
-                // transport-wide sequence number is stamped afresh when it goes out.
-                if let view = try? RTPPacketView(UnsafeRawBufferPointer(rebasing: buffer[0 ..< length])) {
-                    history.store(view, sentAt: now)
-                }
-                transport.sendRTP(length: length, transportSequenceOffset: transportOffset,
-                                  absoluteSendTimeOffset: sendTimeOffset, at: now)
-                statistics.packetsSent += 1
-                statistics.bytesSent += length
-            }
-        } catch {
-            throw SendPipelineError(.packetization, "cannot packetize a \(frame.codec) frame: \(error.payloadError)")
+        // Stored before SRTP protects it in place: RTX is protected on its own, and its
+        // transport-wide sequence number is stamped afresh when it goes out.
+        let sent = try transport.send(frame, with: &packetizer, rtpTimestamp: rtpTimestamp, captureTime: captureTime,
+                                      maxPayloadSize: maxPayloadSize, at: now) { packet in
+            if let view = try? RTPPacketView(packet) { history.store(view, sentAt: now) }
         }
+        statistics.packetsSent += sent.packets
+        statistics.bytesSent += sent.bytes
         statistics.framesSent += 1
     }
 

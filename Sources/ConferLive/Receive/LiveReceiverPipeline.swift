@@ -36,8 +36,9 @@ final class LiveReceiverPipeline<D: Depacketizer> {
     init(depacketizer: D, payloadType: UInt8, srtpKey: SRTPMasterKey?, reorderWindow: Int, output: LiveReceiverOutput) throws {
         assembler = FrameAssembler(depacketizer: depacketizer, capacity: 1024, reorderWindow: reorderWindow)
         self.payloadType = payloadType
-        srtp = try srtpKey.map { try SRTPSession(key: $0, direction: .inbound) }
-        srtcp = try srtpKey.map { try SRTPSession(key: $0, direction: .inbound) }
+        let inbound = try srtpKey.map { try SRTPPair(key: $0, direction: .inbound) }
+        srtp = inbound?.rtp
+        srtcp = inbound?.rtcp
         self.output = output
         // A UDP datagram is at most 65,507 bytes; SwiftNIO hands over at most 65,536.
         buffer = .allocate(byteCount: 65_536, alignment: 16)

@@ -1,0 +1,29 @@
+/// The SRTP and SRTCP sessions of one direction of a transport, made from one key: the one
+/// place the send, receive and host transports get their libsrtp sessions.
+///
+/// RTP and RTCP keep sessions of their own so that neither's replay window or counters
+/// depend on how the other is interleaved on the wire. Not `Sendable`: one owner uses it.
+public struct SRTPPair {
+    /// Protects or unprotects RTP.
+    public let rtp: SRTPSession
+    /// Protects or unprotects RTCP.
+    public let rtcp: SRTPSession
+
+    /// The two sessions of `direction` for `key`.
+    public init(key: SRTPMasterKey, direction: SRTPSession.Direction) throws(SRTPError) {
+        rtp = try SRTPSession(key: key, direction: direction)
+        rtcp = try SRTPSession(key: key, direction: direction)
+    }
+
+    /// Both sessions' counters added together.
+    public var stats: SRTPStats {
+        var total = rtp.stats
+        let control = rtcp.stats
+        total.packetsProtected += control.packetsProtected
+        total.packetsUnprotected += control.packetsUnprotected
+        total.authenticationFailures += control.authenticationFailures
+        total.replays += control.replays
+        total.otherFailures += control.otherFailures
+        return total
+    }
+}
