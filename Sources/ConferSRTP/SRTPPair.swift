@@ -19,11 +19,9 @@ public struct SRTPPair {
     public var stats: SRTPStats {
         var total = rtp.stats
         let control = rtcp.stats
-        total.packetsProtected += control.packetsProtected
-        total.packetsUnprotected += control.packetsUnprotected
-        total.authenticationFailures += control.authenticationFailures
-        total.replays += control.replays
-        total.otherFailures += control.otherFailures
+        let counters: [WritableKeyPath<SRTPStats, UInt64>] = [\.packetsProtected, \.packetsUnprotected,
+                                                             \.authenticationFailures, \.replays, \.otherFailures]
+        for counter in counters { total[keyPath: counter] += control[keyPath: counter] }
         return total
     }
 }

@@ -15,8 +15,7 @@ final class LiveReceiverPipeline<D: Depacketizer> {
 
     private var assembler: FrameAssembler<D>
     private let payloadType: UInt8
-    private let srtp: SRTPSession?
-    private let srtcp: SRTPSession?
+    private let inbound: SRTPPair?
     let output: LiveReceiverOutput
     private let buffer: UnsafeMutableRawBufferPointer
 
@@ -36,9 +35,7 @@ final class LiveReceiverPipeline<D: Depacketizer> {
     init(depacketizer: D, payloadType: UInt8, srtpKey: SRTPMasterKey?, reorderWindow: Int, output: LiveReceiverOutput) throws {
         assembler = FrameAssembler(depacketizer: depacketizer, capacity: 1024, reorderWindow: reorderWindow)
         self.payloadType = payloadType
-        let inbound = try srtpKey.map { try SRTPPair(key: $0, direction: .inbound) }
-        srtp = inbound?.rtp
-        srtcp = inbound?.rtcp
+        inbound = try srtpKey.map { try SRTPPair(key: $0, direction: .inbound) }
         self.output = output
         // A UDP datagram is at most 65,507 bytes; SwiftNIO hands over at most 65,536.
         buffer = .allocate(byteCount: 65_536, alignment: 16)
@@ -47,15 +44,7 @@ final class LiveReceiverPipeline<D: Depacketizer> {
     deinit { buffer.deallocate() }
 
     /// SRTP counters (RTP and RTCP together), zero without a key.
-    var srtpStats: SRTPStats {
-        var stats = srtp?.stats ?? SRTPStats()
-        if let rtcp = srtcp?.stats {
-            stats.authenticationFailures += rtcp.authenticationFailures
-            stats.replays += rtcp.replays
-            stats.otherFailures += rtcp.otherFailures
-        }
-        return stats
-    }
+    var srtpStats: SRTPStats { inbound?.stats ?? SRTPStats() }
 
     /// Frame assembly's counters.
     var assemblerStats: FrameAssemblerStats { assembler.stats }
@@ -75,7 +64,7 @@ final class LiveReceiverPipeline<D: Depacketizer> {
             receiveControl(length: length, at: arrival)
             return
         }
-        if let srtp {
+        if let srtp = inbound?.rtp {
             // A forged, replayed or truncated packet is counted in the session's stats.
             guard let plain = try? srtp.unprotectRTP(buffer, length: length) else { return }
             length = plain
@@ -130,7 +119,7 @@ final class LiveReceiverPipeline<D: Depacketizer> {
     /// Counts an RTCP packet on the RTP port (a forged or malformed one where such are counted) and keeps its sender reports for the statistics.
     private func receiveControl(length: Int, at arrival: Timestamp) {
         var length = length
-        if let srtcp {
+        if let srtcp = inbound?.rtcp {
             guard let plain = try? srtcp.unprotectRTCP(buffer, length: length) else { return }
             length = plain
         }
