@@ -11,10 +11,10 @@ struct VideoBufferDriver {
     var keyframeRequests: [KeyframeRequest] = []
     var nacks: [[UInt16]] = []
 
-    init(nack: Bool = false) {
+    init(nack: Bool = false) throws {
         var configuration = VideoJitterBufferConfiguration()
         configuration.nackEnabled = nack
-        buffer = VideoJitterBuffer(codec: .vp8, configuration: configuration)
+        buffer = try VideoJitterBuffer(codec: .vp8, configuration: configuration)
     }
 
     mutating func record(_ actions: [VideoJitterBufferAction]) {
@@ -63,9 +63,9 @@ struct VideoDecodabilityTests {
     }
 
     @Test("temporal layers: a lost TL1 frame costs only the TL2 frame that needs it — no keyframe request")
-    func lostEnhancementLayer() {
+    func lostEnhancementLayer() throws {
         let frames = VideoPackets.frames(count: 16, packetsPerFrame: 2, layers: Self.l1t3)
-        var driver = VideoBufferDriver()
+        var driver = try VideoBufferDriver()
         driver.play(frames) { $0.sequenceNumber == 5 }   // frame 2 (TL1), second packet
         #expect(driver.delivered == [0, 1] + Array(4 ..< 16))
         #expect(driver.dropped == [.notDecodable])   // frame 3, TL2 without layer sync
@@ -73,9 +73,9 @@ struct VideoDecodabilityTests {
     }
 
     @Test("temporal layers: a lost TL0 frame breaks everything above it until a keyframe is asked for")
-    func lostBaseLayer() {
+    func lostBaseLayer() throws {
         let frames = VideoPackets.frames(count: 16, packetsPerFrame: 2, layers: Self.l1t3)
-        var driver = VideoBufferDriver()
+        var driver = try VideoBufferDriver()
         driver.play(frames) { $0.sequenceNumber == 8 }   // frame 4 (TL0), first packet
         #expect(driver.delivered == [0, 1, 2, 3])
         #expect(driver.dropped.count == 11 && driver.dropped.allSatisfy { $0 == .notDecodable })
@@ -86,9 +86,9 @@ struct VideoDecodabilityTests {
     }
 
     @Test("a picture-id chain stops at a lost frame and resumes at the next keyframe; the keyframe request is not repeated")
-    func chainResumesAtKeyframe() {
+    func chainResumesAtKeyframe() throws {
         let frames = VideoPackets.frames(count: 30, packetsPerFrame: 3, keyframes: [0, 12])
-        var driver = VideoBufferDriver()
+        var driver = try VideoBufferDriver()
         driver.play(frames) { $0.sequenceNumber == 16 }   // frame 5
         #expect(driver.delivered == Array(0 ..< 5) + Array(12 ..< 30))
         #expect(driver.dropped.count == 6)   // frames 6…11
@@ -99,18 +99,18 @@ struct VideoDecodabilityTests {
     }
 
     @Test("a stream that starts without a keyframe asks for one and plays from it")
-    func startWithoutKeyframe() {
+    func startWithoutKeyframe() throws {
         let frames = VideoPackets.frames(count: 10, packetsPerFrame: 1, keyframes: [4])
-        var driver = VideoBufferDriver()
+        var driver = try VideoBufferDriver()
         driver.play(frames)
         #expect(driver.delivered == Array(4 ..< 10))
         #expect(driver.keyframeRequests.map(\.reason) == [.streamStart])
     }
 
     @Test("after a decoder error, frames wait for a keyframe and one is requested")
-    func decoderFailure() {
+    func decoderFailure() throws {
         let frames = VideoPackets.frames(count: 20, packetsPerFrame: 1, keyframes: [0, 15])
-        var driver = VideoBufferDriver()
+        var driver = try VideoBufferDriver()
         driver.play(Array(frames[0 ..< 5]))
         driver.record(driver.buffer.decoderFailed(at: driver.now))
         #expect(driver.keyframeRequests.map(\.reason) == [.decoderFailed])
@@ -125,9 +125,9 @@ struct VideoDecodabilityTests {
     }
 
     @Test("a frame is delivered at its render time, not before; nextWakeup says when")
-    func renderTime() {
+    func renderTime() throws {
         let frames = VideoPackets.frames(count: 2, packetsPerFrame: 2)
-        var buffer = VideoJitterBuffer(codec: .vp8)
+        var buffer = try VideoJitterBuffer(codec: .vp8)
         let arrival = Timestamp.seconds(10)
         for packet in frames[0] { #expect(buffer.insert(packet, arrival: arrival).isEmpty) }
         // No jitter seen yet: the target delay is the 10 ms render margin.
@@ -146,7 +146,7 @@ struct VideoDecodabilityTests {
     }
 
     @Test("padding packets between frames fill their numbers; malformed and oversized payloads are dropped and counted")
-    func paddingAndMalformed() {
+    func paddingAndMalformed() throws {
         var frames = VideoPackets.frames(count: 6, packetsPerFrame: 1)
         // Renumber with a padding packet after every frame.
         var packets: [[VideoTestPacket]] = []
@@ -157,7 +157,7 @@ struct VideoDecodabilityTests {
             packets.append([packet, padding])
         }
         frames = packets
-        var driver = VideoBufferDriver()
+        var driver = try VideoBufferDriver()
         driver.record(driver.buffer.insert(sequenceNumber: 100, timestamp: 0, marker: true, payload: [0x80], arrival: .zero))
         driver.record(driver.buffer.insert(sequenceNumber: 101, timestamp: 0, marker: true,
                                            payload: [UInt8](repeating: 0x10, count: 1501), arrival: .zero))

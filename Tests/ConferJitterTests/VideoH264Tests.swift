@@ -13,7 +13,7 @@ struct VideoH264Tests {
         var payloader = H264Payloader()
         var configuration = VideoJitterBufferConfiguration()
         configuration.nackEnabled = false
-        var buffer = VideoJitterBuffer(codec: .h264, configuration: configuration)
+        var buffer = try VideoJitterBuffer(codec: .h264, configuration: configuration)
         let decoder = try AnyVideoDecoder(codec: .h264)
         var sequenceNumber: UInt16 = 65_530
         var encoded = EncodedFrame(codec: .h264)

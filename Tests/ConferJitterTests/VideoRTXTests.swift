@@ -92,7 +92,7 @@ struct VideoRTXTests {
 
     @Test("retransmissions are counted apart: never as new packets, never as a second frame")
     func retransmissionsNotCountedTwice() throws {
-        var buffer = VideoJitterBuffer(codec: .vp8)
+        var buffer = try VideoJitterBuffer(codec: .vp8)
         let frames = VideoPackets.frames(count: 3, packetsPerFrame: 3)
         var now = Timestamp.zero
         var delivered: [UInt16] = []

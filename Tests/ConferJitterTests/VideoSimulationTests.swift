@@ -87,7 +87,7 @@ struct VideoCallSimulation {
 
     init(_ options: Options) throws {
         self.options = options
-        buffer = VideoJitterBuffer(codec: .vp8, configuration: options.configuration)
+        buffer = try VideoJitterBuffer(codec: .vp8, configuration: options.configuration)
         buffer.updateRTT(options.rtt)
         history = RTPPacketHistory(rtxSSRC: Self.rtxSSRC, rtxPayloadType: 97)
         link = VideoTestLink(baseDelay: TimeDelta(microseconds: options.rtt.microseconds / 2), jitter: options.jitter, lossRate: options.lossRate,

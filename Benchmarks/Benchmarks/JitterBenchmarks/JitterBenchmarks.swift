@@ -48,7 +48,7 @@ let benchmarks: @Sendable () -> Void = {
         maxIterations: clip.count - 60
     )
 
-    var buffer = VideoJitterBuffer(codec: .vp8)
+    var buffer = try! VideoJitterBuffer(codec: .vp8)
     var next = 0
     Benchmark("video jitter buffer: insert + poll per packet (VP8 640x360, no loss)") { benchmark in
         for _ in benchmark.scaledIterations {

@@ -15,7 +15,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let codecs: [Codec] = [.vp8, .vp9, .h264]
     var configuration = VideoJitterBufferConfiguration(packetCapacity: 64)
     configuration.nackEnabled = data[0] & 0x80 != 0
-    var buffer = VideoJitterBuffer(codec: codecs[Int(data[0] & 0x7F) % 3], configuration: configuration)
+    // The codecs are all video, so the buffer is always made.
+    guard var buffer = try? VideoJitterBuffer(codec: codecs[Int(data[0] & 0x7F) % 3], configuration: configuration) else { return 0 }
     var history = RTPPacketHistory(configuration: .init(capacity: 16), rtxSSRC: 2, rtxPayloadType: 97)
     var now = Timestamp.zero
     var sequenceNumber: UInt16 = 0

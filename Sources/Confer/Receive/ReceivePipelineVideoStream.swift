@@ -48,7 +48,11 @@ package final class ReceivePipelineVideoStream {
         }
         self.configuration = configuration
         self.ownSSRC = ownSSRC
-        jitterBuffer = VideoJitterBuffer(codec: configuration.codec, configuration: configuration.jitterBuffer)
+        do {
+            jitterBuffer = try VideoJitterBuffer(codec: configuration.codec, configuration: configuration.jitterBuffer)
+        } catch {
+            throw ReceivePipelineError(.invalidConfiguration, error.detail)
+        }
         decoder = try AnyVideoDecoder(codec: configuration.codec, threads: configuration.decoderThreads)
     }
 

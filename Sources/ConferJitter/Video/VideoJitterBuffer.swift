@@ -108,13 +108,15 @@ public struct VideoJitterBuffer: Sendable {
     var outputs: [EncodedFrame] = []
     var outputsUsed = 0
 
-    /// A buffer for a `codec` stream (VP8, VP9 or H.264; opus is a programming error).
-    public init(codec: Codec, configuration: VideoJitterBufferConfiguration = VideoJitterBufferConfiguration()) {
-        precondition(codec.isVideo, "a video jitter buffer needs a video codec, not \(codec)")
+    /// A buffer for a `codec` stream: VP8, VP9 or H.264.
+    ///
+    /// - Throws: ``VideoJitterBufferErrorKind/notAVideoCodec`` for Opus.
+    public init(codec: Codec, configuration: VideoJitterBufferConfiguration = VideoJitterBufferConfiguration())
+        throws(VideoJitterBufferError) {
+        reader = try VideoPayloadReader(codec: codec)
         var nackConfiguration = configuration.nack
         nackConfiguration.maxAge = configuration.maxDelay
         self.configuration = configuration
-        reader = VideoPayloadReader(codec: codec)
         packets = VideoPacketRing(capacity: configuration.packetCapacity, maxPayloadSize: configuration.maxPayloadSize)
         received = VideoReceivedWindow(size: 2 * packets.capacity)
         timing = VideoTiming(clockRate: codec.rtpClockRate, discontinuity: configuration.timingDiscontinuity)

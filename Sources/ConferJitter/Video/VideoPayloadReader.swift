@@ -36,12 +36,12 @@ enum VideoPayloadReader: Sendable {
     case vp9(VP9Depacketizer)
     case h264(H264Depacketizer)
 
-    init(codec: Codec) {
+    init(codec: Codec) throws(VideoJitterBufferError) {
         switch codec {
         case .vp8: self = .vp8(VP8Depacketizer())
         case .vp9: self = .vp9(VP9Depacketizer())
         case .h264: self = .h264(H264Depacketizer())
-        case .opus: preconditionFailure("a video jitter buffer needs a video codec, not opus")
+        case .opus: throw VideoJitterBufferError(.notAVideoCodec, "a video jitter buffer needs vp8, vp9 or h264, not opus")
         }
     }
 
