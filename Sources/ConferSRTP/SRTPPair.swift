@@ -1,5 +1,6 @@
-/// The SRTP and SRTCP sessions of one direction of a transport, made from one key: the one
-/// place the send, receive and host transports get their libsrtp sessions.
+/// The SRTP and SRTCP sessions of one direction of a transport, made from one key: what the
+/// send transport, the receive pipeline's inbound side and the live receiver each hold.
+/// (A side that only sends or only reads RTCP holds a single ``SRTPSession``.)
 ///
 /// RTP and RTCP keep sessions of their own so that neither's replay window or counters
 /// depend on how the other is interleaved on the wire. Not `Sendable`: one owner uses it.

@@ -75,7 +75,7 @@ public final class ReceivePipeline {
         video = try configuration.video.map { try ReceivePipelineVideoStream(configuration: $0, ownSSRC: configuration.ssrc) }
         audio = try configuration.audio.map { try ReceivePipelineAudioStream(configuration: $0) }
         inbound = try configuration.srtpKey.map { try SRTPPair(key: $0, direction: .inbound) }
-        srtcpOutbound = try configuration.srtpKey.map { try SRTPPair(key: $0, direction: .outbound).rtcp }
+        srtcpOutbound = try configuration.srtpKey.map { try SRTPSession(key: $0, direction: .outbound) }
         // A UDP datagram holds at most 65,507 bytes.
         input = .allocate(byteCount: 65_536, alignment: 16)
         controlOutput = .allocate(byteCount: Self.controlBufferSize + 64, alignment: 16)

@@ -18,7 +18,7 @@ final class SendPipelineControlInput {
 
     /// An input verifying with `srtpKey`, or reading plain RTCP without one.
     init(srtpKey: SRTPMasterKey?) throws {
-        session = try srtpKey.map { try SRTPPair(key: $0, direction: .inbound).rtcp }
+        session = try srtpKey.map { try SRTPSession(key: $0, direction: .inbound) }
         buffer = .allocate(byteCount: 65_536, alignment: 16)
     }
 

@@ -28,10 +28,7 @@ final class MixHandoff<Element: Sendable>: Sendable {
     init(capacity: Int) {
         self.capacity = max(1, capacity)
         ring = Mutex(Ring(items: FixedRing(capacity: capacity)))
-        // Made at zero and signalled up: libdispatch traps when a semaphore is destroyed with
-        // a value below the one it was made with, which a cancelled hand-off can leave.
-        free = DispatchSemaphore(value: 0)
-        for _ in 0 ..< self.capacity { free.signal() }
+        free = .counting(self.capacity)
     }
 
     /// Queues `item`, waiting for a free slot; false when the consumer has cancelled (the

@@ -88,14 +88,8 @@ final class MixSegmentBoard: Sendable {
             [MixSegment](repeating: MixSegment(worker: worker), count: MixSegments.buffersPerWorker)
         }
         state = Mutex(State(free: buffers))
-        // Started at zero and signalled up, not made with the count: libdispatch traps when a
-        // semaphore is freed below the value it was made with, which a mix that fails or is
-        // cancelled leaves it at (its buffers are never all given back).
-        returned = (0..<workers).map { _ in
-            let semaphore = DispatchSemaphore(value: 0)
-            for _ in 0..<MixSegments.buffersPerWorker { semaphore.signal() }
-            return semaphore
-        }
+        // A failed or cancelled mix never gives all its buffers back: see `counting`.
+        returned = (0..<workers).map { _ in .counting(MixSegments.buffersPerWorker) }
     }
 
     /// A buffer for `worker`'s next segment, waiting until one is written; nil once cancelled.

@@ -103,7 +103,6 @@ public struct RTPPacketizer {
         _ frame: EncodedFrame, rtpTimestamp: UInt32, captureTime: Timestamp, maxPayloadSize: Int,
         into buffer: UnsafeMutableRawBufferPointer, _ packetWritten: (_ length: Int) throws(E) -> Void
     ) throws(PayloaderFailure<E>) {
-        header.timestamp = rtpTimestamp
         // Taken out so its scratch buffer stays uniquely referenced while it is used.
         var payloader = self.payloader
         self.payloader = .taken
