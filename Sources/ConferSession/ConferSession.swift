@@ -1,0 +1,20 @@
+/// ConferSession: the session layer's rules as value types, with no I/O and no clock of
+/// their own.
+///
+/// - Room/: ``RoomState`` — one room's members, host, join requests, device requests, chat
+///   and lifecycle timers; every input is a ``ClientRequest`` (or a tick, a lost connection,
+///   an admin action) at a ``SessionTime``, and every output a ``RoomEffect``.
+/// - Join/, Devices/, Chat/: the pieces a room keeps (``JoinRequest``, ``DeviceRequest``,
+///   ``ChatMessage`` and its bounded history).
+/// - Connection/: a member's ``ConnectionState`` and ``ConnectionStateMachine`` (reconnection
+///   with backoff inside a grace window), and the one ``DisconnectReason``.
+/// - Tokens/: what a token claims (``TokenClaims``) and the checks made on it; signing
+///   lives in ConferTokens.
+/// - Media/: what an approved member is given to send and receive (``MediaGrant``).
+/// - Protocol/: the wire vocabulary — ``ClientMessage`` and ``ServerMessage`` in a versioned
+///   envelope, decoded by ``SignalCodec`` with a size cap and typed errors.
+/// - Stats/: ``ConnectInfo``, the live figures a member reports.
+///
+/// Knows nothing of pixels or sockets: the server drives ``RoomState`` on the wall clock,
+/// tests and `confer meeting` drive it in virtual time.
+public enum ConferSessionModule {}

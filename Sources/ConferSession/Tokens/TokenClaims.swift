@@ -1,0 +1,49 @@
+/// What a token says about its bearer. Signed and verified by ConferTokens; checked here,
+/// at whole seconds as JWT keeps them.
+public struct TokenClaims: Sendable, Codable, Hashable {
+    /// The member's identity, unique in a room.
+    public var identity: String
+    /// The display name.
+    public var name: String
+    /// The one room the token admits to.
+    public var room: String
+    /// The role the bearer joins with.
+    public var role: MemberRole
+    /// Unix seconds before which the token is not valid.
+    public var notBefore: Int64
+    /// Unix seconds from which the token is no longer valid.
+    public var expires: Int64
+
+    /// Claims valid from `notBefore` for `lifetime`.
+    public init(identity: String, name: String? = nil, room: String, role: MemberRole, notBefore: SessionTime,
+                lifetime: Duration) {
+        self.identity = identity
+        self.name = name ?? identity
+        self.room = room
+        self.role = role
+        self.notBefore = notBefore.wholeSeconds
+        expires = (notBefore + lifetime).wholeSeconds
+    }
+
+    /// Claims with the times given in Unix seconds.
+    public init(identity: String, name: String, room: String, role: MemberRole, notBefore: Int64, expires: Int64) {
+        self.identity = identity
+        self.name = name
+        self.room = room
+        self.role = role
+        self.notBefore = notBefore
+        self.expires = expires
+    }
+
+    /// When the token stops being valid.
+    public var expiry: SessionTime { SessionTime(milliseconds: expires * 1000) }
+
+    /// Checks the times and the room; the signature was checked by whoever decoded it.
+    public func check(room expected: String?, at now: SessionTime) throws(SessionRefusal) {
+        let second = now.wholeSeconds
+        if second < notBefore { throw .tokenNotYetValid }
+        if second >= expires { throw .tokenExpired }
+        if let expected, expected != room { throw .wrongRoom }
+        if identity.isEmpty || room.isEmpty || identity.utf8.count > 256 || room.utf8.count > 256 { throw .invalidToken }
+    }
+}

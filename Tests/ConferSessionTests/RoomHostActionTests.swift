@@ -1,0 +1,157 @@
+import ConferSession
+import Testing
+
+@Suite struct RoomHostActionTests {
+    /// Every host action, sent by a participant, is refused with `notHost` and changes nothing.
+    @Test(arguments: [
+        ClientMessage.approve(identity: "x"), .decline(identity: "x"), .kick(identity: "bob"), .closeRoom,
+        .transferHost(identity: "bob"), .turnOff(identity: "bob", device: .camera), .requestDevice(identity: "bob", device: .camera),
+        .answerApplication(identity: "bob", approve: true),
+    ])
+    func hostActionsAreRefusedForParticipants(_ message: ClientMessage) {
+        var h = RoomHarness()
+        let (host, members) = h.meeting(participants: ["alice", "bob"])
+        let before = h.room.members
+        h.send(message, from: members[0])
+        #expect(h.refusals(members[0]) == [.notHost])
+        #expect(h.room.members == before)
+        #expect(h.take(host).isEmpty && h.take(members[1]).isEmpty)
+        #expect(h.ended.isEmpty && !h.room.isClosed)
+    }
+
+    @Test func aWaitingRequesterCannotAct() {
+        var h = RoomHarness()
+        h.join("host", .host)
+        let eve = h.join("eve", .participant)
+        h.clear()
+        h.send(.kick(identity: "host"), from: eve)
+        h.send(.send(to: nil, kind: nil, text: "hi"), from: eve)
+        #expect(h.refusals(eve) == [.notAMember, .notAMember])
+        #expect(h.room.members.map(\.identity) == ["host"])
+    }
+
+    @Test func kickRemovesTheMemberAndTellsEveryone() {
+        var h = RoomHarness()
+        let (host, members) = h.meeting(participants: ["alice", "bob"])
+        h.send(.kick(identity: "alice"), from: host)
+        #expect(h.ended[members[0]] == .kicked)
+        #expect(h.events(members[1]) == [.memberLeft(identity: "alice", reason: .kicked)])
+        #expect(h.events(host) == [.memberLeft(identity: "alice", reason: .kicked)])
+        #expect(h.room.members.map(\.identity) == ["host", "bob"])
+        h.send(.kick(identity: "host"), from: host)
+        #expect(h.refusals(host) == [.notToSelf])
+        h.send(.kick(identity: "nobody"), from: host)
+        #expect(h.refusals(host) == [.unknownMember])
+    }
+
+    @Test func closingTheRoomEndsEveryoneWithThatReason() {
+        var h = RoomHarness()
+        let (host, members) = h.meeting(participants: ["alice", "bob"])
+        let waiting = h.join("late", .participant)
+        h.send(.closeRoom, from: host)
+        for address in [host, waiting] + members { #expect(h.ended[address] == .roomClosed) }
+        #expect(h.discarded && h.room.isClosed)
+        let after = h.join("after", .participant)
+        #expect(h.refusals(after) == [.roomClosed])
+    }
+
+    @Test func theHostTurnsADeviceOff() {
+        var h = RoomHarness()
+        let (host, members) = h.meeting(participants: ["alice"])
+        h.send(.turnOff(identity: "alice", device: .microphone), from: host)
+        let events = h.events(members[0])
+        #expect(events.first == .deviceTurnedOff(identity: "alice", device: .microphone))
+        #expect(h.room.members[1].devices == DeviceStates(microphone: false, camera: true))
+        #expect(h.events(host).contains { if case .memberUpdated(let m) = $0 { !m.devices.microphone } else { false } })
+    }
+
+    @Test(arguments: [true, false])
+    func aDeviceRequestIsAnsweredByTheMember(_ accept: Bool) throws {
+        var h = RoomHarness()
+        let (host, members) = h.meeting(participants: ["alice"])
+        h.send(.turnOff(identity: "alice", device: .camera), from: host)
+        h.clear()
+        h.send(.requestDevice(identity: "alice", device: .camera), from: host)
+        guard case .deviceRequested(let request) = try #require(h.events(members[0]).first) else { Issue.record("no request"); return }
+        // Only the member asked may answer it.
+        h.send(.answerDeviceRequest(id: request.id, accept: true), from: host)
+        #expect(h.refusals(host) == [.unknownRequest])
+        h.send(.answerDeviceRequest(id: request.id, accept: accept), from: members[0])
+        let outcome: DeviceRequestOutcome = accept ? .accepted : .rejected
+        #expect(h.events(host).first == .deviceRequestEnded(id: request.id, identity: "alice", device: .camera, outcome: outcome))
+        #expect(h.room.members[1].devices.camera == accept)
+        #expect(h.room.openDeviceRequests.isEmpty)
+    }
+
+    @Test func aDeviceRequestExpires() {
+        var rules = RoomRules()
+        rules.deviceRequestTimeout = .seconds(5)
+        var h = RoomHarness(rules: rules)
+        let (host, members) = h.meeting(participants: ["alice"])
+        h.send(.requestDevice(identity: "alice", device: .microphone), from: host)
+        h.clear()
+        h.advance(.milliseconds(4_999))
+        #expect(h.room.openDeviceRequests.count == 1)
+        h.advance(.milliseconds(1))
+        #expect(h.room.openDeviceRequests.isEmpty)
+        #expect(h.events(host) == [.deviceRequestEnded(id: 1, identity: "alice", device: .microphone, outcome: .expired)])
+        #expect(h.events(members[0]) == [.deviceRequestEnded(id: 1, identity: "alice", device: .microphone, outcome: .expired)])
+    }
+
+    @Test func theHostHandsItsRoleToAParticipant() throws {
+        var h = RoomHarness()
+        let (host, members) = h.meeting(participants: ["alice", "bob"])
+        h.send(.transferHost(identity: "alice"), from: host)
+        #expect(h.room.host == "alice")
+        let old = try #require(h.room.members.first { $0.identity == "host" })
+        #expect(old.role == .participant && old.slot == 3)
+        guard case .joined(let view) = h.take(members[0]).last else { Issue.record("new host not resynchronized"); return }
+        #expect(view.media.keys.sorted() == ["bob", "host"])
+        #expect(h.events(members[1]).contains(.hostChanged(identity: "alice")))
+        // The old host can no longer act as one.
+        h.send(.kick(identity: "bob"), from: host)
+        #expect(h.refusals(host).contains(.notHost))
+    }
+
+    @Test func anObserverAppliesAndTheHostApproves() {
+        var h = RoomHarness()
+        let host = h.join("host", .host)
+        let olga = h.join("olga", .observer)
+        h.clear()
+        h.send(.applyForParticipant, from: olga)
+        #expect(h.events(host).contains { if case .applicationReceived(let r) = $0 { r.identity == "olga" } else { false } })
+        h.send(.answerApplication(identity: "olga", approve: true), from: host)
+        #expect(h.room.members.first { $0.identity == "olga" }?.role == .participant)
+        #expect(h.events(olga).contains(.joinRequestEnded(identity: "olga", outcome: .approved)))
+        h.send(.applyForParticipant, from: olga)
+        #expect(h.refusals(olga) == [.wrongRole])
+    }
+
+    @Test func anApplicationPastTheMemberLimitIsRefusedWithThatReason() {
+        var rules = RoomRules()
+        rules.memberLimit = 1
+        var h = RoomHarness(rules: rules)
+        let host = h.join("host", .host)
+        let olga = h.join("olga", .observer)
+        h.send(.applyForParticipant, from: olga)
+        h.clear()
+        h.send(.answerApplication(identity: "olga", approve: true), from: host)
+        #expect(h.events(olga) == [.joinRequestEnded(identity: "olga", outcome: .roomFull)])
+        #expect(h.room.members.first { $0.identity == "olga" }?.role == .observer)
+    }
+
+    @Test func administratorsKickCloseSayAndChangeRoles() throws {
+        var h = RoomHarness()
+        let (host, members) = h.meeting(participants: ["alice", "bob"])
+        try h.administer(.setRole(identity: "bob", role: .observer))
+        #expect(h.room.members[2].role == .observer)
+        try h.administer(.send(to: nil, text: "maintenance at noon"))
+        #expect(h.events(members[0]).contains { if case .message(let m) = $0 { m.from == nil && m.text == "maintenance at noon" } else { false } })
+        #expect(throws: SessionRefusal.unknownMember) { try h.administer(.kick(identity: "zed")) }
+        try h.administer(.kick(identity: "alice"))
+        #expect(h.ended[members[0]] == .kicked)
+        try h.administer(.close)
+        #expect(h.ended[host] == .roomClosed)
+        #expect(throws: SessionRefusal.roomClosed) { try h.administer(.close) }
+    }
+}

@@ -1,0 +1,159 @@
+import ConferSession
+import Testing
+
+@Suite struct RoomJoinTests {
+    @Test func aParticipantsJoinIsARequestTheHostApproves() throws {
+        var h = RoomHarness()
+        let host = h.join("host", .host)
+        guard case .joined(let hostView) = h.take(host).last else { Issue.record("host not admitted"); return }
+        #expect(hostView.host == "host")
+        let alice = h.join("alice", .participant)
+        let waiting = h.take(alice)
+        #expect(waiting.count == 2)
+        guard case .waiting(let request) = waiting.last else { Issue.record("no waiting"); return }
+        #expect(request.identity == "alice" && request.name == "ALICE")
+        #expect(h.events(host) == [.joinRequested(request)])
+        #expect(h.room.members.map(\.identity) == ["host"])
+
+        h.send(.approve(identity: "alice"), from: host)
+        guard case .joined(let snapshot) = h.take(alice).first else { Issue.record("alice not admitted"); return }
+        #expect(snapshot.members.map(\.identity) == ["host", "alice"])
+        let grant = try #require(snapshot.media["alice"])
+        #expect(grant.slot == 1 && grant.uplinkKey.count == 30 && grant.downlinkKey.count == 30 && grant.uplinkKey != grant.downlinkKey)
+        #expect(snapshot.media.count == 1, "a participant sees only its own keys")
+        let hostEvents = h.events(host)
+        #expect(hostEvents.contains(.joinRequestEnded(identity: "alice", outcome: .approved)))
+        #expect(hostEvents.contains(.mediaGranted(identity: "alice", grant: grant)))
+        #expect(hostEvents.contains { if case .memberJoined(let m) = $0 { m.identity == "alice" && m.role == .participant } else { false } })
+    }
+
+    @Test func theHostDeclinesAndTheRequesterEndsDeclined() {
+        var h = RoomHarness()
+        let host = h.join("host", .host)
+        let bob = h.join("bob", .participant)
+        h.send(.decline(identity: "bob"), from: host)
+        #expect(h.ended[bob] == .declined)
+        #expect(h.room.members.map(\.identity) == ["host"])
+        #expect(h.room.joinRequests.isEmpty)
+        #expect(h.events(host).last == .joinRequestEnded(identity: "bob", outcome: .declined))
+        // Declined is not banned: the same identity asks again and the host is asked again.
+        let again = h.join("bob", .participant)
+        #expect(h.events(host).count == 1)
+        #expect(h.ended[again] == nil)
+    }
+
+    @Test func aRequesterMayCancelWhileWaiting() {
+        var h = RoomHarness()
+        let host = h.join("host", .host)
+        let carol = h.join("carol", .participant)
+        h.clear()
+        h.send(.cancelJoin, from: carol)
+        #expect(h.ended[carol] == .left)
+        #expect(h.events(host) == [.joinRequestEnded(identity: "carol", outcome: .cancelled)])
+        #expect(h.room.joinRequests.isEmpty)
+    }
+
+    @Test func anUnansweredRequestExpiresAfterSixtySeconds() {
+        var h = RoomHarness()
+        let host = h.join("host", .host)
+        let dave = h.join("dave", .participant)
+        h.clear()
+        for _ in 0 ..< 2 {
+            h.advance(.seconds(25))
+            h.send(.ping(sent: 1), from: host) // the host stays alive; the request does not
+        }
+        h.advance(.milliseconds(9_999))
+        #expect(h.ended[dave] == nil)
+        h.advance(.milliseconds(1))
+        #expect(h.ended[dave] == .timedOut)
+        #expect(h.events(host).contains(.joinRequestEnded(identity: "dave", outcome: .expired)))
+    }
+
+    @Test func requestsWaitForAHostWhoArrivesLater() {
+        var h = RoomHarness()
+        let erin = h.join("erin", .participant)
+        #expect(h.room.joinRequests.map(\.identity) == ["erin"])
+        let host = h.join("host", .host)
+        guard case .joined(let view) = h.take(host).last else { Issue.record("host not admitted"); return }
+        #expect(view.joinRequests.map(\.identity) == ["erin"])
+        h.send(.approve(identity: "erin"), from: host)
+        #expect(h.room.members.map(\.identity) == ["host", "erin"])
+        #expect(h.ended[erin] == nil)
+    }
+
+    @Test func observersJoinWithoutApprovalAndSendNothing() {
+        var h = RoomHarness()
+        let host = h.join("host", .host)
+        let olga = h.join("olga", .observer)
+        guard case .joined(let view) = h.take(olga).last else { Issue.record("observer not admitted"); return }
+        #expect(view.member("olga")?.role == .observer)
+        #expect(view.media["olga"] != nil, "an observer receives, so it has a downlink key")
+        #expect(h.events(host).contains { if case .memberJoined(let m) = $0 { m.identity == "olga" } else { false } })
+        h.send(.setDevice(device: .camera, on: true), from: olga)
+        #expect(h.refusals(olga) == [.wrongRole])
+    }
+
+    @Test func oneHostPerRoom() {
+        var h = RoomHarness()
+        h.join("host", .host)
+        let second = h.join("other-host", .host)
+        #expect(h.refusals(second) == [.hostAlreadyPresent])
+        #expect(h.ended[second] == .refused)
+        #expect(h.room.host == "host")
+    }
+
+    @Test func theMemberLimitRefusesJoinsAndApprovalsPastIt() {
+        var rules = RoomRules()
+        rules.memberLimit = 2
+        var h = RoomHarness(rules: rules)
+        let host = h.join("host", .host)
+        h.join("a", .participant)
+        let b = h.join("b", .participant) // asks while there is room
+        h.send(.approve(identity: "a"), from: host)
+        h.clear()
+        h.send(.approve(identity: "b"), from: host) // now the room is full
+        #expect(h.refusals(b) == [.roomFull])
+        #expect(h.ended[b] == .refused)
+        #expect(h.events(host) == [.joinRequestEnded(identity: "b", outcome: .roomFull)])
+        let c = h.join("c", .participant)
+        #expect(h.refusals(c) == [.roomFull])
+        // Observers do not count against the limit of sending members.
+        let o = h.join("o", .observer)
+        #expect(h.ended[o] == nil)
+        #expect(h.room.members.count == 3)
+    }
+
+    @Test func aFloodOfJoinRequestsIsBounded() {
+        var rules = RoomRules()
+        rules.maximumPendingRequests = 8
+        var h = RoomHarness(rules: rules)
+        let host = h.join("host", .host)
+        var refused = 0
+        for index in 0 ..< 100 {
+            let address = h.join("flood-\(index)", .participant)
+            if h.refusals(address) == [.tooManyRequests] { refused += 1 }
+        }
+        #expect(refused == 92)
+        #expect(h.room.joinRequests.count == 8)
+        #expect(h.events(host).count == 8)
+    }
+
+    @Test func aTokenForAnotherRoomIsRefused() {
+        var h = RoomHarness()
+        let address = SessionAddress(identity: "x", connection: 99)
+        h.apply(h.room.join(h.claims("x", .host, room: "elsewhere"), on: address, at: h.now))
+        #expect(h.refusals(address) == [.wrongRoom])
+        #expect(h.room.members.isEmpty)
+    }
+
+    @Test func aKickedMemberWhoRejoinsAsksTheHostAgain() {
+        var h = RoomHarness()
+        let (host, members) = h.meeting(participants: ["alice"])
+        h.send(.kick(identity: "alice"), from: host)
+        #expect(h.ended[members[0]] == .kicked)
+        h.clear()
+        let again = h.join("alice", .participant)
+        guard case .waiting = h.take(again).last else { Issue.record("rejoin was not a request"); return }
+        #expect(h.events(host).contains { if case .joinRequested(let r) = $0 { r.identity == "alice" } else { false } })
+    }
+}

@@ -1,0 +1,81 @@
+import ConferSession
+import Testing
+
+@Suite struct SignalCodecTests {
+    static let clientMessages: [ClientMessage] = [
+        .join(token: "t", room: "r"), .ping(sent: 5), .ping(sent: nil), .leave, .cancelJoin, .approve(identity: "a"),
+        .decline(identity: "a"), .kick(identity: "a"), .closeRoom, .transferHost(identity: "a"),
+        .setDevice(device: .camera, on: false), .turnOff(identity: "a", device: .microphone),
+        .requestDevice(identity: "a", device: .camera), .answerDeviceRequest(id: 3, accept: true), .applyForParticipant,
+        .answerApplication(identity: "a", approve: false), .send(to: ["a", "b"], kind: "k", text: "héllo \"x\""),
+        .send(to: nil, kind: nil, text: "hi"), .announceMedia(address: "127.0.0.1:4000"), .report(ConnectInfo()),
+    ]
+
+    @Test(arguments: clientMessages)
+    func clientMessagesRoundTrip(_ message: ClientMessage) throws {
+        let bytes = SignalCodec.encode(message)
+        #expect(try SignalCodec.decodeClient(bytes) == message)
+        #expect(ClientMessage.typeNames.contains(message.typeName))
+        #expect(String(decoding: bytes, as: UTF8.self).contains("\"\(message.typeName)\""))
+    }
+
+    @Test func serverMessagesRoundTrip() throws {
+        var h = RoomHarness()
+        let (host, _) = h.meeting(participants: ["alice"])
+        let messages: [ServerMessage] = [
+            .welcome(identity: "a", role: .host, room: RoomInfo(id: "r"), keepaliveSeconds: 10, serverTime: SessionTime(milliseconds: 5)),
+            .joined(h.room.snapshot(for: "host")), .refused(action: "kick", reason: .notHost), .disconnected(reason: .kicked),
+            .pong(sent: 1), .event(.memberLeft(identity: "a", reason: .timedOut)), .event(.roomClosed),
+        ]
+        for message in messages {
+            #expect(try SignalCodec.decodeServer(SignalCodec.encode(message)) == message)
+            #expect(ServerMessage.typeNames.contains(message.typeName))
+        }
+        _ = host
+    }
+
+    @Test func badInputIsATypedError() {
+        func error(_ text: String) -> SignalDecodeError? {
+            do {
+                _ = try SignalCodec.decodeClient(Array(text.utf8))
+                return nil
+            } catch { return error }
+        }
+        #expect(error("not json") == .malformed)
+        #expect(error("[]") == .malformed)
+        #expect(error(#"{"m":{"leave":{}}}"#) == .malformed, "no version")
+        #expect(error(#"{"v":2,"m":{"leave":{}}}"#) == .unsupportedVersion(2))
+        #expect(error(#"{"v":1,"m":{"teleport":{}}}"#) == .unknownType("teleport"))
+        #expect(error(#"{"v":1,"m":{"kick":{"who":"a"}}}"#) == .invalidFields("kick"))
+        #expect(error(#"{"v":1,"m":{"kick":{"identity":"a"},"leave":{}}}"#) == .malformed)
+        #expect(error(#"{"v":1,"m":{"leave":{}}}"#) == nil)
+        let huge = #"{"v":1,"m":{"send":{"text":""# + String(repeating: "x", count: 70_000) + #""}}}"#
+        #expect(error(huge) == .tooLarge(huge.utf8.count))
+        #expect(SignalDecodeError.tooLarge(1).refusal == .messageTooLarge)
+        #expect(SignalDecodeError.unknownType("x").refusal == .unknownMessageType)
+    }
+}
+
+@Suite struct TokenClaimsTests {
+    let issued = SessionTime(milliseconds: 1_700_000_000_500)
+
+    @Test func checksTimesAtWholeSecondsAndTheRoom() {
+        let claims = TokenClaims(identity: "a", room: "r", role: .participant, notBefore: issued, lifetime: .seconds(60))
+        #expect(claims.notBefore == 1_700_000_000 && claims.expires == 1_700_000_060)
+        #expect(throws: Never.self) { try claims.check(room: "r", at: issued) }
+        #expect(throws: SessionRefusal.tokenNotYetValid) { try claims.check(room: "r", at: SessionTime(milliseconds: 1_699_999_999_999)) }
+        #expect(throws: Never.self) { try claims.check(room: "r", at: SessionTime(milliseconds: 1_700_000_059_999)) }
+        #expect(throws: SessionRefusal.tokenExpired) { try claims.check(room: "r", at: SessionTime(milliseconds: 1_700_000_060_000)) }
+        #expect(throws: SessionRefusal.wrongRoom) { try claims.check(room: "other", at: issued) }
+        let empty = TokenClaims(identity: "", name: "", room: "r", role: .host, notBefore: 0, expires: .max)
+        #expect(throws: SessionRefusal.invalidToken) { try empty.check(room: nil, at: issued) }
+    }
+
+    @Test func closeCodesRoundTrip() {
+        for reason in DisconnectReason.allCases {
+            #expect((4000 ..< 5000).contains(reason.closeCode))
+            #expect(DisconnectReason(closeCode: reason.closeCode) == reason)
+        }
+        #expect(DisconnectReason(closeCode: 1000) == nil)
+    }
+}
