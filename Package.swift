@@ -62,6 +62,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         shim("COpus", pkgConfig: "libopusenc", apt: ["libopus-dev", "libopusenc-dev", "libopusfile-dev", "libogg-dev"]),
@@ -100,12 +101,14 @@ let package = Package(
             name: "ConferServer",
             dependencies: ["ConferSession", "ConferTokens",
                            .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "HummingbirdCore", package: "hummingbird"),
                            .product(name: "HummingbirdTLS", package: "hummingbird"),
                            .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                            .product(name: "Logging", package: "swift-log"),
                            .product(name: "Metrics", package: "swift-metrics"),
                            .product(name: "Prometheus", package: "swift-prometheus"),
-                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                           .product(name: "NIOSSL", package: "swift-nio-ssl")],
             swiftSettings: strict
         ),
         .target(
@@ -119,7 +122,8 @@ let package = Package(
         .executableTarget(
             name: "ConferCLI",
             dependencies: ["Confer", "ConferJobs", "ConferSimulation", "ConferLive", "ConferMedia", "ConferCodecs", "ConferSRTP", "ConferNet",
-                           "ConferMixer", "ConferRender", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+                           "ConferMixer", "ConferRender", "ConferSession", "ConferTokens", "ConferServer", "ConferClient",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
 

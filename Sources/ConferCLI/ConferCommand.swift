@@ -13,6 +13,7 @@ struct ConferCommand: AsyncParsableCommand {
         """,
         subcommands: [MeetingCommand.self, DemoCommand.self, TranscodeCommand.self, GenerateCommand.self, CompareCommand.self, ProbeCommand.self,
                       SendCommand.self, ReceiveCommand.self, NetsimCommand.self, SimulateCommand.self,
-                      MixCommand.self, RenderCommand.self, SnapshotCommand.self]
+                      MixCommand.self, RenderCommand.self, SnapshotCommand.self,
+                      ServeCommand.self, TokenCommand.self, HostCommand.self, JoinCommand.self, RoomsCommand.self]
     )
 }

@@ -1,1 +1,8 @@
-// placeholder
+/// ConferClient: a member's side of a meeting.
+///
+/// - Meeting/: ``MeetingClient`` — one actor per meeting: joins through the signaling server,
+///   keeps the room in step, reconnects within the grace window, offers the room's actions.
+/// - Signal/: one WebSocket to the server (``SignalLink``).
+/// - Observation/: ``ObservedValue`` (current value first, then changes) and
+///   ``EventBroadcast``, the async sequences apps observe.
+public enum ConferClientModule {}

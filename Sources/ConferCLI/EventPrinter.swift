@@ -1,0 +1,106 @@
+import ConferClient
+import ConferSession
+import Foundation
+
+/// Prints what happens in a meeting: with `--events`, one JSON object per line on stdout
+/// (`{"event": NAME, "t": SECONDS, …}`); otherwise a line per notable event on stderr.
+final class EventPrinter: Sendable {
+    let json: Bool
+    let quiet: Bool
+    private let start = ContinuousClock.now
+
+    init(json: Bool, quiet: Bool) {
+        self.json = json
+        self.quiet = quiet
+    }
+
+    private var elapsed: Double {
+        let d = ContinuousClock.now - start
+        return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+
+    /// Prints one event.
+    func print(_ event: MeetingEvent) {
+        if json { line(Self.object(event)) } else if !quiet, let text = Self.human(event) { note(text) }
+    }
+
+    /// Prints an object with `event` set to `name`.
+    func print(_ name: String, _ fields: [String: Any]) {
+        if json {
+            var object = fields
+            object["event"] = name
+            line(object)
+        }
+    }
+
+    /// A line for people on stderr.
+    func note(_ text: String) {
+        guard !quiet else { return }
+        FileHandle.standardError.write(Data((String(format: "[%6.2f] ", elapsed) + text + "\n").utf8))
+    }
+
+    private func line(_ object: [String: Any]) {
+        var object = object
+        object["t"] = (elapsed * 1000).rounded() / 1000
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
+        FileHandle.standardOutput.write(data + Data("\n".utf8))
+    }
+
+    static func encoded(_ value: some Encodable) -> Any {
+        guard let data = try? JSONEncoder().encode(value), let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {
+            return NSNull()
+        }
+        return object
+    }
+
+    /// `{"caseName": {"label": …, "_0": …}}` as Swift encodes an enum, flattened to
+    /// `{"event": "caseName", "label": …, "data": …}`.
+    static func flatten(_ value: some Encodable) -> [String: Any] {
+        guard let object = encoded(value) as? [String: Any], let (name, inner) = object.first else { return [:] }
+        var result: [String: Any] = ["event": name]
+        for (key, field) in (inner as? [String: Any]) ?? [:] { result[key == "_0" ? "data" : key] = field }
+        return result
+    }
+
+    static func object(_ event: MeetingEvent) -> [String: Any] {
+        switch event {
+        case .room(let roomEvent): return flatten(roomEvent)
+        case .connection(let state):
+            var object: [String: Any] = ["event": "connection", "state": state.name]
+            if case .disconnected(let reason?) = state { object["reason"] = reason.rawValue }
+            if case .reconnecting(let attempt) = state { object["attempt"] = attempt }
+            return object
+        case .waiting(let request): return ["event": "waiting", "request": encoded(request)]
+        case .joined(let snapshot):
+            return ["event": "joined", "host": snapshot.host ?? NSNull(), "members": snapshot.members.map(\.identity),
+                    "waiting": snapshot.joinRequests.map(\.identity)]
+        case .refused(let action, let reason): return ["event": "refused", "action": action, "reason": reason.rawValue]
+        }
+    }
+
+    static func human(_ event: MeetingEvent) -> String? {
+        switch event {
+        case .connection(let state):
+            if case .disconnected(let reason?) = state { return "connection: disconnected (\(reason.rawValue))" }
+            return "connection: \(state.name)"
+        case .waiting: return "waiting for the host to approve"
+        case .joined(let snapshot):
+            return "joined \(snapshot.room.id): host \(snapshot.host ?? "none"), members \(snapshot.members.map(\.identity).joined(separator: ", "))"
+        case .refused(let action, let reason): return "refused \(action): \(reason.rawValue)"
+        case .room(let roomEvent):
+            switch roomEvent {
+            case .joinRequested(let request): return "\(request.identity) asks to join"
+            case .joinRequestEnded(let identity, let outcome): return "\(identity)'s request: \(outcome.rawValue)"
+            case .memberJoined(let member): return "\(member.identity) joined as \(member.role.rawValue)"
+            case .memberLeft(let identity, let reason): return "\(identity) left (\(reason.rawValue))"
+            case .hostChanged(let identity): return "host is now \(identity ?? "nobody")"
+            case .message(let message): return "\(message.from ?? "server"): \(message.text)"
+            case .deviceTurnedOff(_, let device): return "the host turned your \(device.rawValue) off"
+            case .deviceRequested(let request): return "the host asks you to turn your \(request.device.rawValue) on"
+            case .roomClosed: return "the room closed"
+            case .applicationReceived(let application): return "\(application.identity) applies to become a participant"
+            case .memberUpdated, .deviceRequestEnded, .mediaGranted: return nil
+            }
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import ArgumentParser
+import ConferClient
+import ConferSession
+
+struct HostCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "host",
+        abstract: "Join a room as its host: answer join requests and composite everyone into one stream.",
+        discussion: """
+        --approve answers each join request as it comes: all, none, or a comma-separated list of identities \
+        (others are declined). Runs for --duration seconds (or until Ctrl-C), then leaves. A refused join \
+        exits with status 3; a session the server ends (room closed, replaced, timed out) with status 4.
+          confer host --server http://127.0.0.1:7880 --token "$HOST_TOKEN" --approve all --duration 10 --events
+        """)
+
+    @Option(help: "The signaling server's URL.")
+    var server: String
+    @Option(help: "A host token from `confer token --role host`.")
+    var token: String
+    @Option(help: "Answer join requests: all, none, or ID,ID,… (others declined).")
+    var approve: ApprovalPolicy = .all
+    @Option(help: "Seconds to stay (default: until Ctrl-C).")
+    var duration: Double?
+    @Option(help: "Send this chat message once admitted.")
+    var say: String?
+    @Option(help: "Write a JSON report here at the end.")
+    var report: String?
+    @Option(help: "PEM certificates to trust for an https:// server (a self-signed one).")
+    var trust: String?
+    @Flag(help: "Print one JSON object per line on stdout for every event and connection change.")
+    var events = false
+    @Flag(name: .shortAndLong, help: "Print nothing on stderr but errors.")
+    var quiet = false
+
+    func validate() throws {
+        if let duration, !(duration > 0) { throw ValidationError("--duration must be positive") }
+    }
+
+    func run() async throws {
+        var configuration = MeetingClientConfiguration(server: server, token: token)
+        configuration.trustedCertificates = trust
+        let client: MeetingClient
+        do { client = try MeetingClient(configuration: configuration) } catch { throw ValidationError("\(error)") }
+        guard client.claims.role == .host else { throw ValidationError("the token's role is \(client.claims.role.rawValue); `confer host` needs a host token") }
+        try await MemberSession(client: client, printer: EventPrinter(json: events, quiet: quiet), approval: approve, duration: duration,
+                                say: say, cutSignalingAfter: nil, reportPath: report).run()
+    }
+}

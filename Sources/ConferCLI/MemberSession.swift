@@ -1,0 +1,194 @@
+import ArgumentParser
+import ConferClient
+import ConferSession
+import Foundation
+
+/// Who a host lets in: `all`, `none`, or a comma-separated list of identities (others are
+/// declined).
+enum ApprovalPolicy: ExpressibleByArgument, Sendable {
+    case all
+    case none
+    case only(Set<String>)
+
+    init?(argument: String) {
+        switch argument {
+        case "all": self = .all
+        case "none": self = .none
+        default:
+            let identities = argument.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            guard !identities.isEmpty else { return nil }
+            self = .only(Set(identities))
+        }
+    }
+
+    func admits(_ identity: String) -> Bool {
+        switch self {
+        case .all: true
+        case .none: false
+        case .only(let identities): identities.contains(identity)
+        }
+    }
+}
+
+/// What `confer host` and `confer join` write with `--report`.
+struct MemberReport: Codable, CommandReport {
+    var identity: String
+    var role: String
+    var room: String
+    var admitted: Bool
+    var endReason: String?
+    var members: [String]
+    var host: String?
+    var eventCounts: [String: Int]
+    var messages: [String]
+    var approved: [String]
+    var declined: [String]
+    var connectInfo: ConnectInfo?
+    var media: MemberMediaReport?
+
+    var humanSummary: [String] {
+        var lines = ["\(identity) (\(role)) in \(room): \(admitted ? "admitted" : "not admitted"), ended: \(endReason ?? "left")",
+                     "members at the end: \(members.joined(separator: ", "))"]
+        if !approved.isEmpty || !declined.isEmpty { lines.append("approved: \(approved.joined(separator: ", ")); declined: \(declined.joined(separator: ", "))") }
+        if !messages.isEmpty { lines.append("messages: \(messages.count)") }
+        if let media { lines += media.humanSummary }
+        return lines
+    }
+}
+
+/// One member's run for `confer host` / `confer join`: join, answer requests (host), keep
+/// printing events, run the media, leave after the duration or end when the server ends
+/// the session.
+struct MemberSession {
+    let client: MeetingClient
+    let printer: EventPrinter
+    let approval: ApprovalPolicy?
+    let duration: Double?
+    let say: String?
+    let cutSignalingAfter: Double?
+    let reportPath: String?
+
+    /// Exit status for a join refused (token, room, limit) or declined.
+    static let refusedStatus: Int32 = 3
+    /// Exit status for a session the server ended (kicked, room closed, replaced, timed out, shutdown).
+    static let endedStatus: Int32 = 4
+
+    /// Runs the session; `media` starts once admitted and is stopped at the end, returning its figures.
+    func run(media: (@Sendable (RoomSnapshot, MeetingClient) async throws -> MemberMedia?)? = nil) async throws {
+        let log = EventLog()
+        let events = client.events.events
+        let client = client
+        let printer = printer
+        let approval = approval
+        let listener = Task {
+            for await event in events {
+                printer.print(event)
+                await log.record(event)
+                guard let approval else { continue }
+                var waiting: [String] = []
+                if case .room(.joinRequested(let request)) = event { waiting = [request.identity] }
+                if case .joined(let snapshot) = event, snapshot.host == client.identity { waiting = snapshot.joinRequests.map(\.identity) }
+                for identity in waiting {
+                    if approval.admits(identity) {
+                        await client.approve(identity)
+                        await log.approved(identity)
+                    } else {
+                        await client.decline(identity)
+                        await log.declined(identity)
+                    }
+                }
+            }
+        }
+
+        let snapshot: RoomSnapshot
+        do { snapshot = try await client.join() } catch let error as MeetingClientError {
+            listener.cancel()
+            FileHandle.standardError.write(Data("confer: \(error)\n".utf8))
+            try await writeReport(log: log, admitted: false, end: Self.reason(error), media: nil)
+            switch error {
+            case .refused, .ended(.declined): throw ExitCode(Self.refusedStatus)
+            case .ended: throw ExitCode(Self.endedStatus)
+            case .unreachable, .invalidConfiguration: throw ExitCode.failure
+            }
+        }
+
+        if let say { await client.sendMessage(say) }
+        let running = try await media?(snapshot, client)
+        if let cutSignalingAfter {
+            Task {
+                try await Task.sleep(for: .milliseconds(Int64(cutSignalingAfter * 1000)))
+                printer.note("cutting the signaling connection (--cut-signaling-after)")
+                await client.dropConnection()
+            }
+        }
+
+        let end = await Self.waitForEnd(client: client, duration: duration)
+        let report = await running?.stop()
+        if end == nil { await client.leave() }
+        listener.cancel()
+        try await writeReport(log: log, admitted: true, end: end, media: report)
+        if let end, end != .left {
+            FileHandle.standardError.write(Data("confer: the session ended: \(end.rawValue)\n".utf8))
+            throw ExitCode(Self.endedStatus)
+        }
+    }
+
+    /// Waits for the duration (nil: until the session ends); the reason if the server ended it first.
+    static func waitForEnd(client: MeetingClient, duration: Double?) async -> DisconnectReason? {
+        await withTaskGroup(of: DisconnectReason?.self) { group in
+            group.addTask {
+                if let duration { try? await Task.sleep(for: .milliseconds(Int64(duration * 1000))) } else {
+                    while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+                }
+                return nil
+            }
+            group.addTask {
+                for await state in client.connection.values {
+                    if case .disconnected(let reason?) = state { return reason }
+                }
+                return Task.isCancelled ? nil : .timedOut
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    static func reason(_ error: MeetingClientError) -> DisconnectReason? {
+        switch error {
+        case .refused: .refused
+        case .ended(let reason): reason
+        default: nil
+        }
+    }
+
+    private func writeReport(log: EventLog, admitted: Bool, end: DisconnectReason?, media: MemberMediaReport?) async throws {
+        let snapshot = client.room.current
+        let report = MemberReport(identity: client.identity, role: client.claims.role.rawValue, room: client.claims.room, admitted: admitted,
+                                  endReason: end?.rawValue, members: snapshot?.members.map(\.identity) ?? [], host: snapshot?.host,
+                                  eventCounts: await log.counts, messages: snapshot?.messages.map(\.text) ?? [],
+                                  approved: await log.approvedIdentities, declined: await log.declinedIdentities,
+                                  connectInfo: media?.connectInfo, media: media)
+        if let reportPath {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try encoder.encode(report).write(to: URL(fileURLWithPath: reportPath))
+        }
+        if !printer.json, !printer.quiet { FileHandle.standardError.write(Data((report.humanSummary.joined(separator: "\n") + "\n").utf8)) }
+    }
+}
+
+/// Counts of what happened, for the report.
+actor EventLog {
+    private(set) var counts: [String: Int] = [:]
+    private(set) var approvedIdentities: [String] = []
+    private(set) var declinedIdentities: [String] = []
+
+    func record(_ event: MeetingEvent) {
+        let name = EventPrinter.object(event)["event"] as? String ?? "unknown"
+        counts[name, default: 0] += 1
+    }
+
+    func approved(_ identity: String) { approvedIdentities.append(identity) }
+    func declined(_ identity: String) { declinedIdentities.append(identity) }
+}

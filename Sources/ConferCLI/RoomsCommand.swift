@@ -1,0 +1,146 @@
+import ArgumentParser
+import ConferSession
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `confer rooms`: the admin API from the command line.
+struct RoomsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rooms",
+        abstract: "List, inspect and manage a server's rooms through its admin API.",
+        discussion: """
+          confer rooms list --server http://127.0.0.1:7880 --admin-token T
+          confer rooms show standup --server … --admin-token T --json
+          confer rooms kick standup bob --server … --admin-token T
+        """,
+        subcommands: [List.self, Show.self, Kick.self, Close.self, Say.self])
+
+    struct Connection: ParsableArguments {
+        @Option(help: "The server's URL (as `confer serve` printed it).")
+        var server: String
+        @Option(help: "The server's admin token.")
+        var adminToken: String
+        @Flag(help: "Print the server's JSON instead of a summary.")
+        var json = false
+
+        /// Sends one request; returns the body, or throws with the server's message.
+        func request(_ method: String, _ path: String, body: [String: Any]? = nil) async throws -> Data {
+            var base = server
+            while base.hasSuffix("/") { base.removeLast() }
+            guard let url = URL(string: base + path), url.scheme == "http" || url.scheme == "https" else {
+                throw ValidationError("--server must be an http:// or https:// URL (got \(server))")
+            }
+            var request = URLRequest(url: url)
+            request.httpMethod = method
+            request.setValue("Bearer \(adminToken)", forHTTPHeaderField: "Authorization")
+            if let body {
+                request.httpBody = try JSONSerialization.data(withJSONObject: body)
+                request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            }
+            let data: Data
+            let response: URLResponse
+            do { (data, response) = try await URLSession.shared.data(for: request) } catch {
+                throw RoomsError(message: "cannot reach \(base): \(error.localizedDescription) (is `confer serve` running?)")
+            }
+            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            guard (200 ..< 300).contains(status) else {
+                let message = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["message"] as? String
+                throw RoomsError(message: "the server answered \(status): \(message ?? String(decoding: data, as: UTF8.self))")
+            }
+            return data
+        }
+
+        func printJSON(_ data: Data) {
+            FileHandle.standardOutput.write(data)
+            FileHandle.standardOutput.write(Data("\n".utf8))
+        }
+    }
+
+    struct RoomsError: Error, CustomStringConvertible {
+        var message: String
+        var description: String { message }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List open rooms.")
+        @OptionGroup var connection: Connection
+
+        func run() async throws {
+            let data = try await connection.request("GET", "/v1/rooms")
+            if connection.json { return connection.printJSON(data) }
+            let rooms = try JSONDecoder().decode([RoomSummaryRow].self, from: data)
+            if rooms.isEmpty { return print("no open rooms") }
+            print(table([["room", "host", "members", "online", "waiting"]]
+                + rooms.map { [$0.room.id, $0.host ?? "-", "\($0.members)", "\($0.online)", "\($0.waiting)"] }).joined(separator: "\n"))
+        }
+    }
+
+    struct RoomSummaryRow: Decodable {
+        var room: RoomInfo
+        var host: String?
+        var members: Int
+        var online: Int
+        var waiting: Int
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show a room's members and their live figures.")
+        @Argument(help: "The room.") var room: String
+        @OptionGroup var connection: Connection
+
+        func run() async throws {
+            let data = try await connection.request("GET", "/v1/rooms/\(Self.escape(room))")
+            if connection.json { return connection.printJSON(data) }
+            let snapshot = try JSONDecoder().decode(RoomSnapshot.self, from: data)
+            print("room \(snapshot.room.id) (\(snapshot.room.name)), host \(snapshot.host ?? "none"), \(snapshot.members.count) members, "
+                + "\(snapshot.joinRequests.count) waiting")
+            print(table([["member", "role", "online", "mic", "cam", "recv fps", "recv size", "send fps", "audio pkt/s in", "lost"]]
+                + snapshot.members.map { m in
+                    let info = m.connectInfo
+                    return [m.identity, m.role.rawValue, m.online ? "yes" : "no", m.devices.microphone ? "on" : "off",
+                            m.devices.camera ? "on" : "off", info.map { fixed($0.receiveFrameRate) } ?? "-",
+                            info.map { "\($0.receiveWidth)x\($0.receiveHeight)" } ?? "-", info.map { fixed($0.sendFrameRate) } ?? "-",
+                            info.map { fixed($0.audioPacketsReceivedPerSecond) } ?? "-", info.map { "\($0.packetsLost)" } ?? "-"]
+                }).joined(separator: "\n"))
+        }
+
+        static func escape(_ text: String) -> String { text.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? text }
+    }
+
+    struct Kick: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a member from a room.")
+        @Argument(help: "The room.") var room: String
+        @Argument(help: "The member's identity.") var identity: String
+        @OptionGroup var connection: Connection
+
+        func run() async throws {
+            _ = try await connection.request("DELETE", "/v1/rooms/\(Show.escape(room))/members/\(Show.escape(identity))")
+            if !connection.json { print("kicked \(identity) from \(room)") }
+        }
+    }
+
+    struct Close: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Close a room, ending every member's session.")
+        @Argument(help: "The room.") var room: String
+        @OptionGroup var connection: Connection
+
+        func run() async throws {
+            _ = try await connection.request("DELETE", "/v1/rooms/\(Show.escape(room))")
+            if !connection.json { print("closed \(room)") }
+        }
+    }
+
+    struct Say: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Send a message from the server to everyone in a room.")
+        @Argument(help: "The room.") var room: String
+        @Argument(help: "The text.") var text: String
+        @OptionGroup var connection: Connection
+
+        func run() async throws {
+            _ = try await connection.request("POST", "/v1/rooms/\(Show.escape(room))/messages", body: ["text": text])
+            if !connection.json { print("sent to \(room)") }
+        }
+    }
+}

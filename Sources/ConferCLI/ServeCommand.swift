@@ -1,0 +1,104 @@
+import ArgumentParser
+import ConferServer
+import ConferSession
+import Foundation
+import Logging
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the signaling server: rooms, members, join requests, the admin API.",
+        discussion: """
+        Members connect to SERVER/v1/signal with a token from `confer token` (same secret); administrators use \
+        SERVER/v1/rooms with --admin-token (see `confer rooms`); Prometheus reads SERVER/metrics. Prints the \
+        server's URL on stdout once it listens; runs until Ctrl-C or SIGTERM, then ends every session with \
+        "server shutdown". Listens on loopback unless told otherwise.
+          confer serve --secret-file secret.txt --admin-token admin
+          confer serve --listen 0.0.0.0:7880 --secret "$SECRET" --cert server.pem --key server.key
+        """)
+
+    @Option(help: "HOST:PORT to listen on (port 0 picks a free one).")
+    var listen = "127.0.0.1:7880"
+    @Option(help: "The token secret (at least 32 bytes); or set CONFER_SECRET.")
+    var secret: String?
+    @Option(help: "A file holding the token secret.")
+    var secretFile: String?
+    @Option(help: "Bearer token for the admin API (off without one).")
+    var adminToken: String?
+    @Option(help: "PEM certificate chain: with --key, serve TLS (wss:// and https://).")
+    var cert: String?
+    @Option(help: "PEM private key for --cert.")
+    var key: String?
+    @Option(help: "Seconds a room stays open after its last member leaves.")
+    var emptyTimeout: Double = 10
+    @Option(help: "Seconds a room opened through the admin API waits for a first member.")
+    var unusedTimeout: Double = 30
+    @Option(help: "Seconds without a keepalive before a member counts as gone.")
+    var keepaliveTimeout: Double = 30
+    @Option(help: "Seconds a member whose connection dropped may resume.")
+    var reconnectGrace: Double = 20
+    @Option(help: "Seconds a join request waits for the host.")
+    var joinTimeout: Double = 60
+    @Option(help: "The most sending members (host and participants) per room.")
+    var memberLimit: Int?
+    @Flag(help: "Print the URL as JSON ({\"url\": …}).")
+    var json = false
+
+    func validate() throws {
+        guard Self.hostPort(listen) != nil else { throw ValidationError("--listen must be HOST:PORT") }
+        if (cert == nil) != (key == nil) { throw ValidationError("--cert and --key go together") }
+        for (name, value) in [("--empty-timeout", emptyTimeout), ("--unused-timeout", unusedTimeout), ("--keepalive-timeout", keepaliveTimeout),
+                              ("--reconnect-grace", reconnectGrace), ("--join-timeout", joinTimeout)] where !(value > 0 && value <= 86_400) {
+            throw ValidationError("\(name) must be between 0 and 86400 seconds")
+        }
+        if let memberLimit, memberLimit < 1 { throw ValidationError("--member-limit must be at least 1") }
+    }
+
+    static func hostPort(_ text: String) -> (String, Int)? {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0 ... 65_535).contains(port) else { return nil }
+        let host = String(text[..<colon])
+        return host.isEmpty ? nil : (host, port)
+    }
+
+    func run() async throws {
+        let secret = try Self.readSecret(secret: secret, file: secretFile)
+        var configuration = SignalServerConfiguration(secret: secret)
+        let (host, port) = Self.hostPort(listen)!
+        configuration.host = host
+        configuration.port = port
+        configuration.adminToken = adminToken
+        configuration.certificatePath = cert
+        configuration.privateKeyPath = key
+        configuration.rules.emptyTimeout = .milliseconds(Int64(emptyTimeout * 1000))
+        configuration.rules.unusedTimeout = .milliseconds(Int64(unusedTimeout * 1000))
+        configuration.rules.keepaliveTimeout = .milliseconds(Int64(keepaliveTimeout * 1000))
+        configuration.rules.reconnectGrace = .milliseconds(Int64(reconnectGrace * 1000))
+        configuration.rules.joinRequestTimeout = .milliseconds(Int64(joinTimeout * 1000))
+        configuration.rules.memberLimit = memberLimit
+        var logger = Logger(label: "confer.serve")
+        logger.logLevel = .warning
+        let server: SignalServer
+        do { server = try await SignalServer(configuration: configuration, logger: logger) } catch {
+            throw ValidationError("\(error)")
+        }
+        let scheme = server.usesTLS ? "https" : "http"
+        let json = json
+        try await server.run { port in
+            let url = "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+            // Written straight to the file descriptor: a script reading the URL must not wait for a buffer.
+            FileHandle.standardOutput.write(Data(((json ? #"{"url": "\#(url)"}"# : url) + "\n").utf8))
+            FileHandle.standardError.write(Data("confer serve: listening on \(url) (members: \(url)/v1/signal, admin: \(url)/v1/rooms, metrics: \(url)/metrics)\n".utf8))
+        }
+    }
+
+    /// The secret from the option, the file or `CONFER_SECRET`, with what to do when missing.
+    static func readSecret(secret: String?, file: String?) throws -> String {
+        if let secret { return secret }
+        if let file {
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { throw ValidationError("cannot read --secret-file \(file)") }
+            return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        if let value = ProcessInfo.processInfo.environment["CONFER_SECRET"], !value.isEmpty { return value }
+        throw ValidationError("give --secret or --secret-file (at least 32 bytes; e.g. `openssl rand -hex 32`), or set CONFER_SECRET")
+    }
+}

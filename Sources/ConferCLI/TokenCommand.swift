@@ -1,0 +1,45 @@
+import ArgumentParser
+import ConferSession
+import ConferTokens
+
+struct TokenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "token",
+        abstract: "Mint a token that admits one identity to one room with one role.",
+        discussion: """
+        The token is a JWT signed with HS256 over the server's secret; it carries the identity, display name, \
+        room, role, and a validity from now for --ttl seconds.
+          confer token --secret "$SECRET" --room standup --identity alice --role host
+        """)
+
+    @Option(help: "The server's token secret (at least 32 bytes); or --secret-file, or CONFER_SECRET.")
+    var secret: String?
+    @Option(help: "A file holding the token secret.")
+    var secretFile: String?
+    @Option(help: "The room the token admits to.")
+    var room: String
+    @Option(help: "The member's identity, unique in the room.")
+    var identity: String
+    @Option(help: "The display name (default: the identity).")
+    var name: String?
+    @Option(help: "host, participant or observer.")
+    var role: MemberRole = .participant
+    @Option(help: "Seconds the token stays valid.")
+    var ttl: Double = 3600
+
+    func validate() throws {
+        if !(ttl > 0 && ttl <= 366 * 86_400) { throw ValidationError("--ttl must be between 0 and a year, in seconds") }
+        if room.isEmpty || room.utf8.count > 256 { throw ValidationError("--room must have 1 to 256 bytes") }
+        if identity.isEmpty || identity.utf8.count > 256 { throw ValidationError("--identity must have 1 to 256 bytes") }
+    }
+
+    func run() async throws {
+        let secret = try ServeCommand.readSecret(secret: secret, file: secretFile)
+        let issuer: TokenIssuer
+        do { issuer = try await TokenIssuer(secret: secret) } catch { throw ValidationError("\(error)") }
+        let claims = TokenClaims(identity: identity, name: name, room: room, role: role, notBefore: SessionTime.now(),
+                                 lifetime: .milliseconds(Int64(ttl * 1000)))
+        print(await issuer.sign(claims))
+    }
+}
+

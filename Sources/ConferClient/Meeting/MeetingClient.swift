@@ -1,0 +1,235 @@
+public import ConferSession
+public import Logging
+import NIOSSL
+
+/// One meeting, as an app holds it: joins through the signaling server, keeps the room's
+/// state in step with the server's, reconnects within the grace window when the connection
+/// drops, and offers the room's actions. State is observed through ``connection``, ``room``
+/// and ``events``, each an `AsyncSequence` (the first two yield their current value first).
+public actor MeetingClient {
+    /// The connection's state.
+    public nonisolated let connection = ObservedValue<ConnectionState>(.disconnected(nil))
+    /// The room as this member sees it, once admitted.
+    public nonisolated let room = ObservedValue<RoomSnapshot?>(nil)
+    /// Every event from the moment of subscription.
+    public nonisolated let events = EventBroadcast<MeetingEvent>()
+    /// What the token says (read, not verified: the server verifies).
+    public nonisolated let claims: TokenClaims
+
+    private let configuration: MeetingClientConfiguration
+    private let url: String
+    private let tls: TLSConfiguration?
+    private let logger: Logger
+    private var machine: ConnectionStateMachine
+    private var link: SignalLink?
+    private var pinger: Task<Void, Never>?
+    private var driver: Task<Void, Never>?
+    private var endReason: DisconnectReason?
+    private var refusal: SessionRefusal?
+    private var joinWaiters: [CheckedContinuation<RoomSnapshot, any Error>] = []
+    private var admitted = false
+    private var leaving = false
+    private var everConnected = false
+
+    /// A client for `configuration`; fails when the URL or token cannot be used.
+    public init(configuration: MeetingClientConfiguration, logger: Logger = Logger(label: "confer.client")) throws(MeetingClientError) {
+        self.configuration = configuration
+        claims = try configuration.unverifiedClaims()
+        let (url, secure) = try configuration.signalURL()
+        self.url = url
+        if secure {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            if let path = configuration.trustedCertificates {
+                do { tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(path)) } catch {
+                    throw .invalidConfiguration("cannot read the certificates in \(path): \(error)")
+                }
+            }
+            self.tls = tls
+        } else {
+            tls = nil
+        }
+        self.logger = logger
+        machine = ConnectionStateMachine(grace: configuration.reconnectGrace)
+    }
+
+    /// This member's identity.
+    public nonisolated var identity: String { claims.identity }
+
+    /// Connects and joins. Returns the room once this member is admitted (a participant
+    /// waits for the host's approval; ``events`` says `waiting` meanwhile); throws when the
+    /// server refuses, the host declines, or the server cannot be reached.
+    @discardableResult
+    public func join() async throws -> RoomSnapshot {
+        if admitted, let snapshot = room.current { return snapshot }
+        if driver == nil {
+            guard case .connect = machine.start() else { throw MeetingClientError.ended(endReason ?? .left) }
+            publishState()
+            driver = Task { await self.drive() }
+        }
+        return try await withCheckedThrowingContinuation { joinWaiters.append($0) }
+    }
+
+    /// Leaves the room (or withdraws the join request) and waits for the server to end
+    /// the session, at most two seconds.
+    public func leave() async {
+        leaving = true
+        if let link, link.send(.leave) {
+            let deadline = ContinuousClock.now + .seconds(2)
+            while self.link != nil, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+            self.link?.cut()
+        }
+        await driver?.value
+    }
+
+    /// Drops the signaling connection without leaving, as a network would; the client
+    /// reconnects and resumes the same member within the grace window.
+    public func dropConnection() { link?.cut() }
+
+    // MARK: - Actions (the server refuses what this member's role may not do)
+
+    /// Host: admit a waiting participant.
+    public func approve(_ identity: String) { send(.approve(identity: identity)) }
+    /// Host: refuse a waiting participant.
+    public func decline(_ identity: String) { send(.decline(identity: identity)) }
+    /// Host: remove a member.
+    public func kick(_ identity: String) { send(.kick(identity: identity)) }
+    /// Host: end the meeting for everyone.
+    public func closeRoom() { send(.closeRoom) }
+    /// Host: hand the host role to a participant.
+    public func transferHost(to identity: String) { send(.transferHost(identity: identity)) }
+    /// Host: turn a member's microphone or camera off.
+    public func mute(_ identity: String, device: MediaDevice) { send(.turnOff(identity: identity, device: device)) }
+    /// Host: ask a member to turn a device on; the member answers.
+    public func ask(_ identity: String, toTurnOn device: MediaDevice) { send(.requestDevice(identity: identity, device: device)) }
+    /// Answer a device request addressed to this member.
+    public func answer(_ request: DeviceRequest, accept: Bool) { send(.answerDeviceRequest(id: request.id, accept: accept)) }
+    /// Turn one of this member's own devices on or off.
+    public func setDevice(_ device: MediaDevice, on: Bool) { send(.setDevice(device: device, on: on)) }
+    /// Observer: apply to become a participant.
+    public func applyForParticipant() { send(.applyForParticipant) }
+    /// Host: answer an observer's application.
+    public func answerApplication(from identity: String, approve: Bool) { send(.answerApplication(identity: identity, approve: approve)) }
+    /// Send a chat message (or, with `kind`, a custom message) to everyone or to listed members.
+    public func sendMessage(_ text: String, to recipients: [String]? = nil, kind: String? = nil) {
+        send(.send(to: recipients, kind: kind, text: text))
+    }
+    /// Say where this member receives media (`HOST:PORT`).
+    public func announceMedia(address: String) { send(.announceMedia(address: address)) }
+    /// Report this member's live figures.
+    public func report(_ info: ConnectInfo) { send(.report(info)) }
+
+    private func send(_ message: ClientMessage) { link?.send(message) }
+
+    // MARK: - The connection
+
+    private func drive() async {
+        while true {
+            let link = SignalLink()
+            self.link = link
+            link.send(.join(token: configuration.token, room: claims.room))
+            var code: UInt16?
+            var connected = true
+            do {
+                code = try await link.run(url: url, tls: tls, logger: logger) { [weak self] message in
+                    await self?.receive(message, on: link)
+                }
+            } catch {
+                connected = false
+                logger.debug("signaling connection failed: \(error)")
+            }
+            self.link = nil
+            pinger?.cancel()
+            pinger = nil
+            if endReason == nil, let code, let reason = DisconnectReason(closeCode: code) { endReason = reason }
+            if endReason == nil, leaving { endReason = .left }
+            if let reason = endReason {
+                finish(reason)
+                return
+            }
+            if !connected, !everConnected {
+                failWaiters(MeetingClientError.unreachable("no WebSocket at \(url)"))
+                machine.ended(.timedOut)
+                publishState()
+                room.finish()
+                events.finish()
+                return
+            }
+            var action = machine.lost(at: SessionTime.now())
+            publishState()
+            while action == .none {
+                guard case .reconnecting = machine.state, let next = machine.nextAttempt else {
+                    finish(.timedOut)
+                    return
+                }
+                let wait = next - SessionTime.now()
+                if wait > .zero { try? await Task.sleep(for: wait) }
+                action = machine.tick(at: SessionTime.now())
+                if case .disconnected = machine.state {
+                    finish(.timedOut)
+                    return
+                }
+            }
+        }
+    }
+
+    private func receive(_ message: ServerMessage, on link: SignalLink) {
+        guard link === self.link else { return }
+        switch message {
+        case .welcome(_, _, _, let keepalive, _):
+            everConnected = true
+            machine.opened()
+            publishState()
+            startPinging(every: .milliseconds(Int64(max(0.5, keepalive) * 1000)), on: link)
+        case .waiting(let request):
+            events.send(.waiting(request))
+        case .joined(let snapshot):
+            admitted = true
+            room.set(snapshot)
+            events.send(.joined(snapshot))
+            let waiters = joinWaiters
+            joinWaiters.removeAll()
+            for waiter in waiters { waiter.resume(returning: snapshot) }
+        case .event(let event):
+            if case .message(let message) = event, room.current?.messages.contains(where: { $0.id == message.id }) == true { return }
+            room.update { $0?.apply(event) }
+            events.send(.room(event))
+        case .refused(let action, let reason):
+            if action == "join" { refusal = reason }
+            events.send(.refused(action: action, reason: reason))
+        case .disconnected(let reason):
+            endReason = reason
+        case .pong:
+            break
+        }
+    }
+
+    private func startPinging(every interval: Duration, on link: SignalLink) {
+        pinger?.cancel()
+        pinger = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                guard !Task.isCancelled, link.send(.ping(sent: SessionTime.now().milliseconds)) else { return }
+            }
+        }
+    }
+
+    private func finish(_ reason: DisconnectReason) {
+        machine.ended(reason)
+        publishState()
+        if let refusal { failWaiters(MeetingClientError.refused(refusal)) } else { failWaiters(MeetingClientError.ended(reason)) }
+        room.finish()
+        events.finish()
+    }
+
+    private func failWaiters(_ error: MeetingClientError) {
+        let waiters = joinWaiters
+        joinWaiters.removeAll()
+        for waiter in waiters { waiter.resume(throwing: error) }
+    }
+
+    private func publishState() {
+        connection.set(machine.state)
+        events.send(.connection(machine.state))
+        if case .disconnected = machine.state { connection.finish() }
+    }
+}

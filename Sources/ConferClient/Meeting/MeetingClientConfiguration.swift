@@ -1,0 +1,59 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ConferSession
+
+/// Where and as whom a ``MeetingClient`` joins.
+public struct MeetingClientConfiguration: Sendable {
+    /// The server's base URL (`http://`, `https://`, `ws://` or `wss://`, host and port).
+    public var server: String
+    /// The token `confer token` (or the app's backend) minted.
+    public var token: String
+    /// For `https`/`wss`: a PEM file of certificates to trust instead of the system's, as
+    /// for a server with a self-signed certificate.
+    public var trustedCertificates: String?
+    /// How long reconnection goes on after the connection drops (the server keeps the
+    /// member as long).
+    public var reconnectGrace: Duration = .seconds(20)
+
+    /// A configuration for `server` and `token`.
+    public init(server: String, token: String) {
+        self.server = server
+        self.token = token
+    }
+
+    /// The WebSocket URL of the signaling endpoint.
+    func signalURL() throws(MeetingClientError) -> (url: String, secure: Bool) {
+        var base = server
+        while base.hasSuffix("/") { base.removeLast() }
+        for (scheme, replacement, secure) in [("http://", "ws://", false), ("https://", "wss://", true), ("ws://", "ws://", false),
+                                              ("wss://", "wss://", true)] where base.hasPrefix(scheme) {
+            return (replacement + base.dropFirst(scheme.count) + "/v1/signal", secure)
+        }
+        throw .invalidConfiguration("the server URL must start with http://, https://, ws:// or wss:// (got \(server))")
+    }
+
+    /// The token's claims, read without checking the signature (the server checks it): the
+    /// client needs the room to ask for.
+    func unverifiedClaims() throws(MeetingClientError) -> TokenClaims {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3 else { throw .invalidConfiguration("the token is not a JWT (expected three dot-separated parts)") }
+        var base64 = String(parts[1].map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 })
+        while base64.count % 4 != 0 { base64 += "=" }
+        struct Payload: Decodable {
+            var sub: String
+            var name: String?
+            var room: String
+            var role: MemberRole
+            var nbf: Int64?
+            var exp: Int64?
+        }
+        guard let data = Data(base64Encoded: base64), let payload = try? JSONDecoder().decode(Payload.self, from: data) else {
+            throw .invalidConfiguration("the token's payload cannot be read")
+        }
+        return TokenClaims(identity: payload.sub, name: payload.name ?? payload.sub, room: payload.room, role: payload.role,
+                           notBefore: payload.nbf ?? 0, expires: payload.exp ?? .max)
+    }
+}

@@ -1,0 +1,77 @@
+import ConferSession
+import Hummingbird
+
+/// The admin HTTP API, LiveKit's RoomService in shape:
+///
+/// | method and path | does |
+/// |---|---|
+/// | `GET /v1/rooms` | list rooms |
+/// | `POST /v1/rooms` `{"id", "name"?, "description"?, "memberLimit"?}` | open a room ahead of its members |
+/// | `GET /v1/rooms/ROOM` | the room, its members and their live figures |
+/// | `DELETE /v1/rooms/ROOM` | close it |
+/// | `POST /v1/rooms/ROOM/messages` `{"text", "to"?}` | send a message |
+/// | `DELETE /v1/rooms/ROOM/members/ID` | kick a member |
+/// | `PUT /v1/rooms/ROOM/members/ID/role` `{"role"}` | change a member's role |
+enum AdminRoutes {
+    struct CreateRoom: Decodable {
+        var id: String
+        var name: String?
+        var description: String?
+        var memberLimit: Int?
+    }
+
+    struct Say: Decodable {
+        var text: String
+        var to: [String]?
+    }
+
+    struct SetRole: Decodable {
+        var role: MemberRole
+    }
+
+    static func add(to router: Router<BasicRequestContext>, hub: RoomHub, adminToken: String?) {
+        let rooms = router.group("v1/rooms").add(middleware: AdminAuthMiddleware(token: adminToken))
+        rooms.get { _, _ in AdminResponse.json(await hub.rooms()) }
+        rooms.post { request, context in
+            guard let body = try? await request.decode(as: CreateRoom.self, context: context), !body.id.isEmpty, body.id.utf8.count <= 256 else {
+                return AdminResponse.error(.badRequest, #"expected {"id": ROOM, "name"?, "description"?, "memberLimit"?}"#)
+            }
+            do throws(SessionRefusal) {
+                let summary = try await hub.createRoom(RoomInfo(id: body.id, name: body.name, description: body.description ?? ""),
+                                                       memberLimit: body.memberLimit)
+                return AdminResponse.json(summary, status: .created)
+            } catch { return AdminResponse.refused(error) }
+        }
+        rooms.get(":room") { _, context in
+            let id = try context.parameters.require("room")
+            guard let snapshot = await hub.room(id) else { return AdminResponse.refused(.unknownRequest) }
+            return AdminResponse.json(snapshot)
+        }
+        rooms.delete(":room") { _, context in
+            await run(.close, in: try context.parameters.require("room"), hub: hub)
+        }
+        rooms.post(":room/messages") { request, context in
+            guard let body = try? await request.decode(as: Say.self, context: context) else {
+                return AdminResponse.error(.badRequest, #"expected {"text": TEXT, "to"?: [IDENTITY]}"#)
+            }
+            return await run(.send(to: body.to, text: body.text), in: try context.parameters.require("room"), hub: hub)
+        }
+        rooms.delete(":room/members/:identity") { _, context in
+            await run(.kick(identity: try context.parameters.require("identity")), in: try context.parameters.require("room"), hub: hub)
+        }
+        rooms.put(":room/members/:identity/role") { request, context in
+            guard let body = try? await request.decode(as: SetRole.self, context: context) else {
+                return AdminResponse.error(.badRequest, #"expected {"role": "host" | "participant" | "observer"}"#)
+            }
+            return await run(.setRole(identity: try context.parameters.require("identity"), role: body.role),
+                             in: try context.parameters.require("room"), hub: hub)
+        }
+    }
+
+    private static func run(_ action: ServerRoom.AdministratorAction, in room: String, hub: RoomHub) async -> Response {
+        do throws(SessionRefusal) {
+            try await hub.administer(action, in: room)
+            return Response(status: .noContent)
+        } catch { return AdminResponse.refused(error) }
+    }
+}

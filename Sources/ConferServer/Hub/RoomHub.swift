@@ -1,0 +1,194 @@
+public import ConferSession
+
+/// Owns every room and every member connection of one server, and drives each room's
+/// ``RoomState`` on the wall clock: a connection's messages come in here, the effects go
+/// out to the connections they address. The only place room state changes.
+public actor RoomHub {
+    /// A room's figures for the admin API's list.
+    public struct RoomSummary: Sendable, Codable, Hashable {
+        /// The room's names.
+        public var room: RoomInfo
+        /// The host, if one is in.
+        public var host: String?
+        /// Members in the room.
+        public var members: Int
+        /// Members whose connection is up.
+        public var online: Int
+        /// Join requests waiting.
+        public var waiting: Int
+        /// When it was created (Unix milliseconds).
+        public var created: SessionTime
+    }
+
+    private var store: any RoomStore
+    private var outboxes: [SessionAddress: AsyncStream<SessionOutbound>.Continuation] = [:]
+    private var roomOf: [SessionAddress: String] = [:]
+    private var nextConnection: UInt64 = 1
+    private var closed = false
+    /// The rules new rooms get.
+    public let rules: RoomRules
+    let metrics: ServerMetrics
+    private let clock: @Sendable () -> SessionTime
+
+    /// A hub keeping rooms in `store`, reading time from `clock`.
+    public init(rules: RoomRules = RoomRules(), store: any RoomStore = InMemoryRoomStore(), metrics: ServerMetrics = ServerMetrics(),
+                clock: @escaping @Sendable () -> SessionTime = { SessionTime.now() }) {
+        self.rules = rules
+        self.store = store
+        self.metrics = metrics
+        self.clock = clock
+    }
+
+    /// A number for a new connection.
+    func newConnection() -> UInt64 {
+        defer { nextConnection += 1 }
+        return nextConnection
+    }
+
+    /// Whether the hub has shut down (new joins are refused).
+    var isShutDown: Bool { closed }
+
+    // MARK: - Sessions
+
+    /// A connection whose token verified joins its room (created on first join); from now
+    /// on what the room sends `address` goes to `outbox`.
+    func join(_ claims: TokenClaims, on address: SessionAddress, outbox: AsyncStream<SessionOutbound>.Continuation) {
+        guard !closed else {
+            outbox.yield(.text(Self.text(.refused(action: "join", reason: .roomClosed))))
+            outbox.yield(.close(code: DisconnectReason.serverShutdown.closeCode, reason: DisconnectReason.serverShutdown.rawValue))
+            outbox.finish()
+            return
+        }
+        let now = clock()
+        outboxes[address] = outbox
+        roomOf[address] = claims.room
+        var room = store.room(claims.room) ?? ServerRoom(info: RoomInfo(id: claims.room), rules: rules, at: now, random: SystemRandomNumberGenerator())
+        let effects = room.join(claims, on: address, at: now)
+        store.save(room)
+        apply(effects, room: claims.room)
+    }
+
+    /// A decoded message from the session on `address`.
+    func handle(_ message: ClientMessage, from address: SessionAddress) {
+        guard let id = roomOf[address], var room = store.room(id) else { return }
+        let effects = room.handle(message, from: address, at: clock())
+        store.save(room)
+        if case .send = message, effects.contains(where: { if case .send(_, .event(.message)) = $0 { true } else { false } }) {
+            metrics.messageAccepted()
+        }
+        apply(effects, room: id)
+    }
+
+    /// Tells `address` its message was refused (it could not be read, or came too fast).
+    func refuse(_ address: SessionAddress, action: String, reason: SessionRefusal) {
+        metrics.badMessage()
+        metrics.refused(reason)
+        outboxes[address]?.yield(.text(Self.text(.refused(action: action, reason: reason))))
+    }
+
+    /// The connection on `address` closed. Its member goes offline (and leaves after the
+    /// grace) unless the server had already ended the session.
+    func connectionClosed(_ address: SessionAddress) {
+        outboxes.removeValue(forKey: address)?.finish()
+        guard let id = roomOf.removeValue(forKey: address), var room = store.room(id) else { return }
+        let effects = room.connectionLost(address, at: clock())
+        store.save(room)
+        apply(effects, room: id)
+    }
+
+    /// Moves every room's time on; call a few times a second.
+    public func tick() {
+        let now = clock()
+        for id in store.roomIDs {
+            guard var room = store.room(id), let deadline = room.nextDeadline, deadline <= now else { continue }
+            let effects = room.tick(at: now)
+            store.save(room)
+            apply(effects, room: id)
+        }
+        var members = 0
+        for id in store.roomIDs { members += store.room(id)?.members.count ?? 0 }
+        metrics.record(rooms: store.roomIDs.count, members: members, connections: outboxes.count)
+    }
+
+    /// Ends every session with `serverShutdown` and refuses joins from now on.
+    public func shutDown() {
+        closed = true
+        for id in store.roomIDs {
+            guard var room = store.room(id) else { continue }
+            apply(room.shutDown(), room: id)
+        }
+        for (_, outbox) in outboxes { outbox.finish() }
+        outboxes.removeAll()
+    }
+
+    // MARK: - Administrators
+
+    /// Every open room.
+    public func rooms() -> [RoomSummary] {
+        store.roomIDs.compactMap { id in store.room(id).map(Self.summary) }
+    }
+
+    /// A room as an administrator sees it, with each member's last reported figures.
+    public func room(_ id: String) -> RoomSnapshot? { store.room(id)?.administratorSnapshot }
+
+    /// Opens a room ahead of its first member; it closes if nobody joins in time.
+    public func createRoom(_ info: RoomInfo, memberLimit: Int?) throws(SessionRefusal) -> RoomSummary {
+        guard !closed else { throw .roomClosed }
+        if store.room(info.id) != nil { throw .outOfOrder }
+        var roomRules = rules
+        if let memberLimit { roomRules.memberLimit = memberLimit }
+        let room = ServerRoom(info: info, rules: roomRules, createdByAdministrator: true, at: clock(), random: SystemRandomNumberGenerator())
+        store.save(room)
+        return Self.summary(room)
+    }
+
+    /// Carries out an administrator's action on a room.
+    public func administer(_ action: ServerRoom.AdministratorAction, in id: String) throws(SessionRefusal) {
+        guard var room = store.room(id) else { throw .unknownRequest }
+        let effects: [RoomEffect]
+        do { effects = try room.administer(action, at: clock()) } catch {
+            metrics.refused(error)
+            throw error
+        }
+        store.save(room)
+        if case .send = action { metrics.messageAccepted() }
+        apply(effects, room: id)
+    }
+
+    // MARK: - Effects
+
+    private func apply(_ effects: [RoomEffect], room id: String) {
+        for effect in effects {
+            switch effect {
+            case .send(let address, let message):
+                switch message {
+                case .refused(_, let reason): metrics.refused(reason)
+                case .joined: metrics.joined()
+                default: break
+                }
+                guard let outbox = outboxes[address] else { continue }
+                if case .dropped = outbox.yield(.text(Self.text(message))) {
+                    // A client that does not read cannot hold the server's memory: end its
+                    // connection; it resumes and gets the room's state anew.
+                    outboxes.removeValue(forKey: address)?.finish()
+                }
+            case .end(let address, let reason):
+                metrics.ended(reason)
+                roomOf.removeValue(forKey: address)
+                guard let outbox = outboxes.removeValue(forKey: address) else { continue }
+                outbox.yield(.text(Self.text(.disconnected(reason: reason))))
+                outbox.yield(.close(code: reason.closeCode, reason: reason.rawValue))
+                outbox.finish()
+            case .discard:
+                store.remove(id)
+            }
+        }
+    }
+
+    private static func text(_ message: ServerMessage) -> String { String(decoding: SignalCodec.encode(message), as: UTF8.self) }
+
+    private static func summary(_ room: ServerRoom) -> RoomSummary {
+        RoomSummary(room: room.info, host: room.host, members: room.members.count, online: room.members.filter(\.online).count,
+                    waiting: room.joinRequests.count, created: room.created)
+    }
+}

@@ -1,0 +1,51 @@
+import ConferSession
+import Metrics
+public import Prometheus
+
+/// The server's counters and gauges, made through swift-metrics with a Prometheus factory
+/// of its own (not the process-wide bootstrap, so servers in one test process stay apart).
+public struct ServerMetrics: Sendable {
+    /// The registry `/metrics` prints.
+    public let registry: PrometheusCollectorRegistry
+    private let rooms: Metrics.Gauge
+    private let members: Metrics.Gauge
+    private let connections: Metrics.Gauge
+    private let joins: Metrics.Counter
+    private let messages: Metrics.Counter
+    private let malformed: Metrics.Counter
+    private let refusals: [SessionRefusal: Metrics.Counter]
+    private let disconnects: [DisconnectReason: Metrics.Counter]
+
+    /// Metrics in a new registry.
+    public init() {
+        let registry = PrometheusCollectorRegistry()
+        let factory = PrometheusMetricsFactory(registry: registry)
+        self.registry = registry
+        rooms = Metrics.Gauge(label: "confer_rooms", factory: factory)
+        members = Metrics.Gauge(label: "confer_members", factory: factory)
+        connections = Metrics.Gauge(label: "confer_connections", factory: factory)
+        joins = Metrics.Counter(label: "confer_joins_total", factory: factory)
+        messages = Metrics.Counter(label: "confer_messages_total", factory: factory)
+        malformed = Metrics.Counter(label: "confer_bad_messages_total", factory: factory)
+        refusals = Dictionary(uniqueKeysWithValues: SessionRefusal.allCases.map {
+            ($0, Metrics.Counter(label: "confer_refusals_total", dimensions: [("reason", $0.rawValue)], factory: factory))
+        })
+        disconnects = Dictionary(uniqueKeysWithValues: DisconnectReason.allCases.map {
+            ($0, Metrics.Counter(label: "confer_disconnects_total", dimensions: [("reason", $0.rawValue)], factory: factory))
+        })
+    }
+
+    func joined() { joins.increment() }
+    func messageAccepted() { messages.increment() }
+    func badMessage() { malformed.increment() }
+    func refused(_ reason: SessionRefusal) { refusals[reason]?.increment() }
+    func ended(_ reason: DisconnectReason) { disconnects[reason]?.increment() }
+    func record(rooms: Int, members: Int, connections: Int) {
+        self.rooms.record(rooms)
+        self.members.record(members)
+        self.connections.record(connections)
+    }
+
+    /// The Prometheus text exposition.
+    public func exposition() -> [UInt8] { registry.emitToBuffer() }
+}

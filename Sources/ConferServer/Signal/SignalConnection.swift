@@ -1,0 +1,102 @@
+import ConferSession
+import ConferTokens
+import HummingbirdWebSocket
+import Logging
+
+/// One member's WebSocket: the first message must be a `join` whose token verifies, within
+/// ``joinTimeout``; after that every message is decoded, checked against the rate limit and
+/// forwarded to the hub, while a writer sends what the hub queues for this session.
+/// Nothing but a refusal ever happens on a connection whose join was refused.
+struct SignalConnection {
+    static let joinTimeout: Duration = .seconds(10)
+    /// Messages queued for a session before the server gives up on a client that does not read.
+    static let outboxLimit = 4096
+
+    let hub: RoomHub
+    let issuer: TokenIssuer
+    let logger: Logger
+
+    func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
+        let connection = await hub.newConnection()
+        // Read frames up to 1 MiB so a message over the protocol's cap is answered with a
+        // typed refusal instead of a dropped connection.
+        var messages = inbound.messages(maxSize: 1 << 20).makeAsyncIterator()
+
+        // A connection that says nothing is closed after the join timeout.
+        let joinTimer = Task {
+            try await Task.sleep(for: Self.joinTimeout)
+            try await outbound.close(.unknown(DisconnectReason.timedOut.closeCode), reason: "no join")
+        }
+        let first = try await messages.nextText()
+        joinTimer.cancel()
+        guard let first else { return }
+        let claims: TokenClaims
+        do {
+            guard case .join(let token, let room) = try SignalCodec.decodeClient(first) else {
+                try await refuse(outbound, action: "join", reason: .outOfOrder)
+                return
+            }
+            claims = try await issuer.verify(token, room: room, at: SessionTime.now())
+        } catch let error as SignalDecodeError {
+            try await refuse(outbound, action: "join", reason: error.refusal)
+            return
+        } catch let refusal as SessionRefusal {
+            try await refuse(outbound, action: "join", reason: refusal)
+            return
+        }
+
+        let address = SessionAddress(identity: claims.identity, connection: connection)
+        let (queue, continuation) = AsyncStream<SessionOutbound>.makeStream(bufferingPolicy: .bufferingOldest(Self.outboxLimit))
+        await hub.join(claims, on: address, outbox: continuation)
+
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await item in queue {
+                    switch item {
+                    case .text(let text): try await outbound.write(.text(text))
+                    case .close(let code, let reason):
+                        try await outbound.close(.unknown(code), reason: reason)
+                        return
+                    }
+                }
+            }
+            var limiter = MessageRateLimiter()
+            do {
+                while let bytes = try await messages.nextText() {
+                    guard limiter.admit(at: SessionTime.now()) else {
+                        await hub.refuse(address, action: "message", reason: .rateLimited)
+                        continue
+                    }
+                    let message: ClientMessage
+                    do throws(SignalDecodeError) { message = try SignalCodec.decodeClient(bytes) } catch {
+                        await hub.refuse(address, action: "message", reason: error.refusal)
+                        continue
+                    }
+                    await hub.handle(message, from: address)
+                }
+            } catch {
+                logger.debug("connection \(address) read failed: \(error)")
+            }
+            await hub.connectionClosed(address)
+            continuation.finish()
+            try await group.waitForAll()
+        }
+    }
+
+    private func refuse(_ outbound: WebSocketOutboundWriter, action: String, reason: SessionRefusal) async throws {
+        await hub.refuse(SessionAddress(identity: "", connection: 0), action: action, reason: reason)
+        try await outbound.write(.text(String(decoding: SignalCodec.encode(.refused(action: action, reason: reason)), as: UTF8.self)))
+        try await outbound.write(.text(String(decoding: SignalCodec.encode(.disconnected(reason: .refused)), as: UTF8.self)))
+        try await outbound.close(.unknown(DisconnectReason.refused.closeCode), reason: reason.rawValue)
+    }
+}
+
+extension WebSocketInboundMessageStream.AsyncIterator {
+    /// The next text message's bytes; a binary message is not part of the protocol and
+    /// reads as an empty (malformed) one.
+    mutating func nextText() async throws -> [UInt8]? {
+        guard let message = try await next() else { return nil }
+        if case .text(let text) = message { return Array(text.utf8) }
+        return []
+    }
+}

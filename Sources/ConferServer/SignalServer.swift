@@ -1,0 +1,124 @@
+public import ConferSession
+public import ConferTokens
+public import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import HummingbirdWebSocket
+public import Logging
+import NIOSSL
+import ServiceLifecycle
+
+/// How `confer serve` runs.
+public struct SignalServerConfiguration: Sendable {
+    /// The address to listen on (loopback unless told otherwise).
+    public var host = "127.0.0.1"
+    /// The port; 0 picks a free one (the URL printed says which).
+    public var port = 7880
+    /// The HS256 secret tokens are signed with (at least 32 bytes).
+    public var secret: String
+    /// The bearer token of the admin API; without one the API answers 403.
+    public var adminToken: String?
+    /// The rules new rooms get.
+    public var rules = RoomRules()
+    /// A PEM certificate chain and private key: given both, the server speaks TLS (wss).
+    public var certificatePath: String?
+    /// The PEM private key matching ``certificatePath``.
+    public var privateKeyPath: String?
+
+    /// A configuration with this secret and the defaults.
+    public init(secret: String) { self.secret = secret }
+}
+
+/// Why the server cannot start.
+public enum SignalServerError: Error, Sendable, CustomStringConvertible {
+    /// The secret is too short to sign tokens.
+    case secret(TokenSecretError)
+    /// The certificate or key could not be read.
+    case tls(String)
+
+    public var description: String {
+        switch self {
+        case .secret(let error): "\(error)"
+        case .tls(let detail): "cannot use the TLS certificate and key: \(detail)"
+        }
+    }
+}
+
+/// The signaling server: member WebSockets at `/v1/signal`, the admin API under
+/// `/v1/rooms`, Prometheus text at `/metrics`, `ok` at `/healthz`.
+public struct SignalServer: Sendable {
+    /// The rooms.
+    public let hub: RoomHub
+    /// The metrics `/metrics` prints.
+    public let metrics: ServerMetrics
+    private let issuer: TokenIssuer
+    private let configuration: SignalServerConfiguration
+    private let logger: Logger
+
+    /// A server for `configuration`; fails when the secret is too short.
+    public init(configuration: SignalServerConfiguration, logger: Logger = Logger(label: "confer.serve")) async throws(SignalServerError) {
+        do { issuer = try await TokenIssuer(secret: configuration.secret) } catch { throw .secret(error) }
+        metrics = ServerMetrics()
+        hub = RoomHub(rules: configuration.rules, metrics: metrics)
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// Whether the server speaks TLS.
+    public var usesTLS: Bool { configuration.certificatePath != nil && configuration.privateKeyPath != nil }
+
+    /// The application: routes, WebSocket upgrade and TLS. `onListening` gets the bound port.
+    public func buildApplication(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) throws(SignalServerError) -> some ApplicationProtocol {
+        let router = Router()
+        let metrics = metrics
+        router.get("healthz") { _, _ in "ok" }
+        router.get("metrics") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
+        }
+        AdminRoutes.add(to: router, hub: hub, adminToken: configuration.adminToken)
+
+        let connection = SignalConnection(hub: hub, issuer: issuer, logger: logger)
+        let webSockets = Router(context: BasicWebSocketRequestContext.self)
+        webSockets.ws("v1/signal") { inbound, outbound, _ in
+            try await connection.run(inbound: inbound, outbound: outbound)
+        }
+        // Frames up to 1 MiB reach the decoder, which refuses what is over the protocol's cap
+        // with a typed reason; keepalive is the protocol's own ping.
+        let webSocket = WebSocketServerConfiguration(maxFrameSize: 1 << 20, autoPing: .disabled)
+        var server = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: webSockets, configuration: .init(ws: webSocket))
+        if let certificate = configuration.certificatePath, let key = configuration.privateKeyPath {
+            do {
+                let chain = try NIOSSLCertificate.fromPEMFile(certificate).map { NIOSSLCertificateSource.certificate($0) }
+                let privateKey = try NIOSSLPrivateKey(file: key, format: .pem)
+                let tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(privateKey))
+                server = try .tls(server, tlsConfiguration: tls)
+            } catch { throw .tls("\(error)") }
+        }
+        return Application(router: router, server: server,
+                           configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "confer"),
+                           onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
+                           logger: logger)
+    }
+
+    /// Runs until SIGTERM or SIGINT, then ends every session with `serverShutdown` and stops.
+    public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        let application = try buildApplication(onListening: onListening)
+        let group = ServiceGroup(configuration: .init(services: [.init(service: application), .init(service: RoomHubService(hub: hub))],
+                                                      gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+}
+
+/// Moves the rooms' time on ten times a second; on shutdown, ends every session first so
+/// the HTTP server has no connection left to wait for.
+struct RoomHubService: Service {
+    let hub: RoomHub
+
+    func run() async throws {
+        while !Task.isShuttingDownGracefully, !Task.isCancelled {
+            await hub.tick()
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        await hub.shutDown()
+    }
+}
