@@ -1,0 +1,137 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// A `confer` command run as its own process, as a user would run it: arguments in,
+/// stdout and stderr collected, exit status out. Started and stopped by the test.
+final class ConferProcess: Sendable {
+    private let process: Process
+    private let output = Buffer()
+    private let errors = Buffer()
+    let arguments: [String]
+
+    /// The `confer` binary built beside this test bundle.
+    static var binary: URL {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        var directory = executable.deletingLastPathComponent()
+        // `swift test` runs the bundle from .build/<triple>/debug; the product sits there too.
+        for _ in 0 ..< 3 {
+            let candidate = directory.appendingPathComponent("confer")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".build/debug/confer")
+    }
+
+    init(_ arguments: [String], directory: String? = nil) throws {
+        self.arguments = arguments
+        process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        out.fileHandleForReading.readabilityHandler = { [output] handle in
+            let data = handle.availableData
+            output.data.withLock { $0.append(data) }
+        }
+        err.fileHandleForReading.readabilityHandler = { [errors] handle in
+            let data = handle.availableData
+            errors.data.withLock { $0.append(data) }
+        }
+        try process.run()
+    }
+
+    var stdout: String { output.data.withLock { String(decoding: $0, as: UTF8.self) } }
+    var stderr: String { errors.data.withLock { String(decoding: $0, as: UTF8.self) } }
+    var isRunning: Bool { process.isRunning }
+    var pid: Int32 { process.processIdentifier }
+
+    /// stdout's JSON lines, decoded.
+    var events: [[String: Any]] {
+        stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+
+    /// The `event` names seen on stdout.
+    var eventNames: [String] { events.compactMap { $0["event"] as? String } }
+
+    /// Waits until `condition` holds, at most `timeout` seconds; whether it did.
+    @discardableResult
+    func wait(upTo timeout: Double, until condition: (ConferProcess) -> Bool) async -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if condition(self) { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return condition(self)
+    }
+
+    /// The first stdout line, once it has come (a server's URL).
+    func firstLine(timeout: Double = 20) async -> String? {
+        await wait(upTo: timeout) { $0.stdout.contains("\n") }
+        return stdout.split(separator: "\n").first.map(String.init)
+    }
+
+    /// Waits for the process to end (at most `timeout` seconds, then kills it); its status.
+    func exitStatus(timeout: Double = 30) async -> Int32 {
+        if !(await wait(upTo: timeout) { !$0.isRunning }) {
+            Issue.record("\(arguments.prefix(2)) did not end within \(timeout) s; killing it\n\(stderr)")
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        // Let the pipes drain what the process wrote last.
+        try? await Task.sleep(for: .milliseconds(100))
+        return process.terminationStatus
+    }
+
+    func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}
+
+/// Bytes a pipe's reader appends to while the test reads them.
+final class Buffer: Sendable {
+    let data = Mutex(Data())
+}
+
+/// A `confer serve` on a free loopback port, with a fresh secret, stopped by `stop()`.
+struct TestServer {
+    let process: ConferProcess
+    let url: String
+    let secret = (0 ..< 32).map { _ in String(UInt8.random(in: 0 ... 15), radix: 16) }.joined()
+    let adminToken = "admin-\(UInt32.random(in: 0 ... .max))"
+
+    init(arguments: [String] = []) async throws {
+        var url = "http://127.0.0.1:0"
+        let secret = secret, adminToken = adminToken
+        process = try ConferProcess(["serve", "--listen", "127.0.0.1:0", "--secret", secret, "--admin-token", adminToken] + arguments)
+        url = try #require(await process.firstLine(), "the server printed no URL: \(process.stderr)")
+        self.url = url
+    }
+
+    /// A token minted by `confer token`, as an operator would.
+    func token(_ identity: String, role: String = "participant", room: String = "room", ttl: Double = 600, secret: String? = nil) async throws -> String {
+        let minting = try ConferProcess(["token", "--secret", secret ?? self.secret, "--room", room, "--identity", identity, "--role", role,
+                                         "--ttl", "\(ttl)"])
+        #expect(await minting.exitStatus() == 0)
+        return minting.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    func member(_ command: String, token: String, _ arguments: [String] = []) throws -> ConferProcess {
+        try ConferProcess([command, "--server", url, "--token", token] + arguments)
+    }
+
+    func rooms(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        let process = try ConferProcess(["rooms"] + arguments + ["--server", url, "--admin-token", adminToken])
+        let status = await process.exitStatus()
+        return (status, process.stdout + process.stderr)
+    }
+
+    func stop() async {
+        process.signal(SIGTERM)
+        _ = await process.exitStatus(timeout: 10)
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import Testing
+
+/// Meetings between separate `confer` processes over loopback, on the wall clock with margins.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct SignalingProcessTests {
+    @Test func aHostApprovesTwoAndDeclinesOne() async throws {
+        let server = try await TestServer()
+        let host = try server.member("host", token: try await server.token("boss", role: "host"),
+                                     ["--approve", "alice,carol", "--duration", "8", "--events"])
+        #expect(await host.wait(upTo: 20) { $0.eventNames.contains("joined") }, "host: \(host.stderr)")
+        let alice = try server.member("join", token: try await server.token("alice"), ["--duration", "3", "--events", "--say", "hello from alice"])
+        let bob = try server.member("join", token: try await server.token("bob"), ["--duration", "3", "--events"])
+        let carol = try server.member("join", token: try await server.token("carol"), ["--duration", "3", "--events"])
+
+        #expect(await bob.exitStatus() == 3, "a declined join exits with 3")
+        #expect(bob.stderr.contains("declined"))
+        #expect(!bob.eventNames.contains("joined"))
+        #expect(await alice.exitStatus() == 0, "alice: \(alice.stderr)")
+        #expect(await carol.exitStatus() == 0, "carol: \(carol.stderr)")
+        for member in [alice, carol] {
+            let joined = try #require(member.events.first { $0["event"] as? String == "joined" })
+            #expect(joined["host"] as? String == "boss")
+        }
+        for member in [alice, host] {
+            #expect(member.events.contains { $0["event"] as? String == "message" && ($0["data"] as? [String: Any])?["text"] as? String == "hello from alice" })
+        }
+        #expect(await host.exitStatus() == 0, "host: \(host.stderr)")
+        let requested = host.events.filter { $0["event"] as? String == "joinRequested" }.count
+        #expect(requested == 3)
+        let outcomes = host.events.filter { $0["event"] as? String == "joinRequestEnded" }
+            .compactMap { event in (event["identity"] as? String).map { "\($0):\(event["outcome"] as? String ?? "")" } }.sorted()
+        #expect(outcomes == ["alice:approved", "bob:declined", "carol:approved"])
+        let left = host.events.filter { $0["event"] as? String == "memberLeft" }.compactMap { $0["identity"] as? String }.sorted()
+        #expect(left == ["alice", "carol"])
+        await server.stop()
+    }
+
+    @Test func aKickEndsTheMemberWithStatusFourAndClosingEndsEveryone() async throws {
+        let server = try await TestServer()
+        let host = try server.member("host", token: try await server.token("boss", role: "host"), ["--approve", "all", "--events"])
+        #expect(await host.wait(upTo: 20) { $0.eventNames.contains("joined") })
+        let alice = try server.member("join", token: try await server.token("alice"), ["--events"])
+        let bob = try server.member("join", token: try await server.token("bob"), ["--events"])
+        for member in [alice, bob] { #expect(await member.wait(upTo: 20) { $0.eventNames.contains("joined") }) }
+
+        let kick = try await server.rooms(["kick", "room", "alice"])
+        #expect(kick.status == 0, "\(kick.output)")
+        #expect(await alice.exitStatus(timeout: 5) == 4)
+        #expect(alice.stderr.contains("kicked"))
+        #expect(bob.isRunning, "the others go on")
+        #expect(await bob.wait(upTo: 5) { $0.events.contains { $0["event"] as? String == "memberLeft" && $0["reason"] as? String == "kicked" } })
+
+        let shown = try await server.rooms(["show", "room", "--json"])
+        let snapshot = try #require(try JSONSerialization.jsonObject(with: Data(shown.output.utf8)) as? [String: Any])
+        let identities = (snapshot["members"] as? [[String: Any]])?.compactMap { $0["identity"] as? String }
+        #expect(identities == ["boss", "bob"])
+
+        let close = try await server.rooms(["close", "room"])
+        #expect(close.status == 0)
+        #expect(await bob.exitStatus(timeout: 5) == 4)
+        #expect(await host.exitStatus(timeout: 5) == 4)
+        #expect(bob.stderr.contains("roomClosed") && host.stderr.contains("roomClosed"))
+        let listed = try await server.rooms(["list", "--json"])
+        #expect(listed.output.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
+        await server.stop()
+    }
+
+    @Test func aKilledParticipantGoesOfflineThenOutAfterTheGrace() async throws {
+        let server = try await TestServer(arguments: ["--reconnect-grace", "2"])
+        let host = try server.member("host", token: try await server.token("boss", role: "host"), ["--approve", "all", "--events"])
+        #expect(await host.wait(upTo: 20) { $0.eventNames.contains("joined") })
+        let alice = try server.member("join", token: try await server.token("alice"), ["--events"])
+        #expect(await alice.wait(upTo: 20) { $0.eventNames.contains("joined") })
+        alice.signal(SIGKILL)
+        #expect(await host.wait(upTo: 5) { process in
+            process.events.contains { event in
+                event["event"] as? String == "memberUpdated" && (event["data"] as? [String: Any])?["online"] as? Bool == false
+            }
+        }, "offline first: \(host.stdout)")
+        #expect(!host.events.contains { $0["event"] as? String == "memberLeft" }, "not yet out")
+        #expect(await host.wait(upTo: 6) { $0.events.contains { $0["event"] as? String == "memberLeft" && $0["reason"] as? String == "timedOut" } })
+        host.signal(SIGINT)
+        await server.stop()
+    }
+
+    @Test func aCutConnectionResumesTheSameMember() async throws {
+        let server = try await TestServer()
+        let host = try server.member("host", token: try await server.token("boss", role: "host"), ["--approve", "all", "--events"])
+        #expect(await host.wait(upTo: 20) { $0.eventNames.contains("joined") })
+        let alice = try server.member("join", token: try await server.token("alice"), ["--events", "--duration", "3", "--cut-signaling-after", "0.5"])
+        #expect(await alice.exitStatus() == 0, "\(alice.stderr)")
+        let states = alice.events.filter { $0["event"] as? String == "connection" }.compactMap { $0["state"] as? String }
+        #expect(states == ["connecting", "connected", "reconnecting", "reconnected", "disconnected"])
+        #expect(alice.eventNames.filter { $0 == "joined" }.count == 2, "resynchronized with a snapshot")
+        let hostLeft = host.events.filter { $0["event"] as? String == "memberLeft" }.compactMap { $0["reason"] as? String }
+        #expect(hostLeft == ["left"], "alice stayed a member until she left")
+        #expect(host.events.filter { $0["event"] as? String == "memberJoined" }.count == 1)
+        host.signal(SIGINT)
+        await server.stop()
+    }
+
+    @Test(arguments: ["invalidToken", "tokenExpired"])
+    func badTokensAreRefusedWithTheirReason(_ expected: String) async throws {
+        let server = try await TestServer()
+        let token: String
+        if expected == "invalidToken" {
+            token = try await server.token("mallory", secret: String(repeating: "f", count: 32))
+        } else {
+            token = try await server.token("mallory", ttl: 0.001)
+            try await Task.sleep(for: .seconds(1.1))
+        }
+        let mallory = try server.member("join", token: token, ["--events"])
+        #expect(await mallory.exitStatus() == 3)
+        #expect(mallory.stderr.contains(expected), "\(mallory.stderr)")
+        #expect(mallory.events.contains { $0["event"] as? String == "refused" && $0["reason"] as? String == expected })
+        let metrics = try await fetch(server.url + "/metrics")
+        #expect(metrics.contains(#"confer_refusals_total{reason="\#(expected)"} 1"#), "\(metrics)")
+        await server.stop()
+    }
+
+    @Test func aSecretTooShortIsRefusedWithWhatToDo() async throws {
+        let serve = try ConferProcess(["serve", "--listen", "127.0.0.1:0", "--secret", "short"])
+        #expect(await serve.exitStatus() != 0)
+        #expect(serve.stderr.contains("32"))
+        let token = try ConferProcess(["token", "--secret", "short", "--room", "r", "--identity", "a"])
+        #expect(await token.exitStatus() != 0)
+    }
+
+    @Test func theAdminAPINeedsItsToken() async throws {
+        let server = try await TestServer()
+        let wrong = try ConferProcess(["rooms", "list", "--server", server.url, "--admin-token", "nope"])
+        #expect(await wrong.exitStatus() != 0)
+        #expect(wrong.stderr.contains("401"))
+        #expect(try await server.rooms(["list"]).output.contains("no open rooms"))
+        await server.stop()
+    }
+}
+
+func fetch(_ url: String) async throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["curl", "-s", url]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self)
+}
