@@ -1,6 +1,8 @@
 import ArgumentParser
 import ConferClient
 import ConferSession
+import ConferJobs
+import ConferMedia
 
 struct HostCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -19,6 +21,18 @@ struct HostCommand: AsyncParsableCommand {
     var token: String
     @Option(help: "Answer join requests: all, none, or ID,ID,… (others declined).")
     var approve: ApprovalPolicy = .all
+    @Option(help: "The composite's codec: vp8, vp9 or h264.")
+    var codec: Codec = .vp8
+    @Option(help: "grid, speaker, pip, presenter, or a FILE.json layout (members by slot, from 1).")
+    var layout = "grid"
+    @Option(help: "The canvas, WIDTHxHEIGHT.")
+    var size = VideoSize(width: 640, height: 360)
+    @Option(help: "Composite frames per second.")
+    var fps = 24.0
+    @Option(help: "The composite's top bitrate in kbit/s.")
+    var bitrate = 1200
+    @Flag(help: "Signaling only: answer requests without compositing.")
+    var noMedia = false
     @Option(help: "Seconds to stay (default: until Ctrl-C).")
     var duration: Double?
     @Option(help: "Send this chat message once admitted.")
@@ -34,6 +48,20 @@ struct HostCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let duration, !(duration > 0) { throw ValidationError("--duration must be positive") }
+        if !(fps > 0 && fps <= 60) { throw ValidationError("--fps must be between 0 and 60") }
+        if !(50 ... 50_000).contains(bitrate) { throw ValidationError("--bitrate is in kbit/s, 50…50000") }
+        if (try? MixLayout(argument: layout)) == nil { throw ValidationError("unknown --layout '\(layout)': use grid, speaker, pip, presenter or a FILE.json") }
+    }
+
+    func mediaOptions() throws -> MeetingMediaOptions {
+        var options = MeetingMediaOptions()
+        options.codec = codec
+        options.canvasWidth = size.width
+        options.canvasHeight = size.height
+        options.frameRate = fps
+        options.maximumBitrate = bitrate * 1000
+        options.layout = try MixLayout(argument: layout).kind(participants: [])
+        return options
     }
 
     func run() async throws {
@@ -43,6 +71,6 @@ struct HostCommand: AsyncParsableCommand {
         do { client = try MeetingClient(configuration: configuration) } catch { throw ValidationError("\(error)") }
         guard client.claims.role == .host else { throw ValidationError("the token's role is \(client.claims.role.rawValue); `confer host` needs a host token") }
         try await MemberSession(client: client, printer: EventPrinter(json: events, quiet: quiet), approval: approve, duration: duration,
-                                say: say, cutSignalingAfter: nil, reportPath: report).run()
+                                say: say, cutSignalingAfter: nil, reportPath: report).run(media: noMedia ? nil : try mediaOptions())
     }
 }

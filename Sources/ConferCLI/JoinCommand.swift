@@ -16,6 +16,16 @@ struct JoinCommand: AsyncParsableCommand {
     var server: String
     @Option(help: "A participant (or observer) token from `confer token`.")
     var token: String
+    @Option(help: "A recorded camera to send (.y4m, .ivf, .h264), looped; a test pattern in the member's colour otherwise.")
+    var input: String?
+    @Option(help: "A recorded voice to send (.wav, .opus); a tone in turns otherwise.")
+    var audio: String?
+    @Option(name: .shortAndLong, help: "Write the composite received: .ivf/.h264 as it arrived, .y4m as rendered.")
+    var output: String?
+    @Option(help: "Write the mix played: .wav or .opus.")
+    var audioOut: String?
+    @Flag(help: "Signaling only: no camera, microphone or composite.")
+    var noMedia = false
     @Option(help: "Seconds to stay once admitted (default: until Ctrl-C).")
     var duration: Double?
     @Option(help: "Send this chat message once admitted.")
@@ -36,12 +46,21 @@ struct JoinCommand: AsyncParsableCommand {
         if let cutSignalingAfter, !(cutSignalingAfter >= 0) { throw ValidationError("--cut-signaling-after must be 0 or more") }
     }
 
+    var mediaOptions: MeetingMediaOptions {
+        var options = MeetingMediaOptions()
+        options.cameraFile = input
+        options.microphoneFile = audio
+        options.videoOutput = output
+        options.audioOutput = audioOut
+        return options
+    }
+
     func run() async throws {
         var configuration = MeetingClientConfiguration(server: server, token: token)
         configuration.trustedCertificates = trust
         let client: MeetingClient
         do { client = try MeetingClient(configuration: configuration) } catch { throw ValidationError("\(error)") }
         try await MemberSession(client: client, printer: EventPrinter(json: events, quiet: quiet), approval: nil, duration: duration,
-                                say: say, cutSignalingAfter: cutSignalingAfter, reportPath: report).run()
+                                say: say, cutSignalingAfter: cutSignalingAfter, reportPath: report).run(media: noMedia ? nil : mediaOptions)
     }
 }

@@ -1,11 +1,5 @@
+import ConferLive
 import ConferSession
-
-/// A member's running media (the host's composite, a participant's send and receive), as
-/// `confer host` / `confer join` start it once admitted and stop it at the end.
-protocol MemberMedia: Sendable {
-    /// Stops sending and receiving; the figures of the whole run.
-    func stop() async -> MemberMediaReport
-}
 
 /// A member's media figures for the report.
 struct MemberMediaReport: Codable, Sendable {
@@ -15,7 +9,28 @@ struct MemberMediaReport: Codable, Sendable {
     var audioPacketsSent: Int
     var audioPacketsReceived: Int
     var output: String?
-    var slots: [String: [Int]]?
+    var figures: LiveMeetingControl.Figures
+
+    init(_ figures: LiveMeetingControl.Figures, output: String?) {
+        var info = ConnectInfo()
+        info.receiveFrameRate = figures.framesReceived > 0 && figures.seconds > 0 ? Double(figures.framesReceived) / figures.seconds : 0
+        info.receiveWidth = figures.receiveWidth
+        info.receiveHeight = figures.receiveHeight
+        info.sendFrameRate = figures.seconds > 0 ? Double(figures.framesSent) / figures.seconds : 0
+        info.audioPacketsSentPerSecond = figures.seconds > 0 ? Double(figures.audioPacketsSent) / figures.seconds : 0
+        info.audioPacketsReceivedPerSecond = figures.seconds > 0 ? Double(figures.audioPacketsReceived) / figures.seconds : 0
+        info.bytesSent = figures.bytesSent
+        info.bytesReceived = figures.bytesReceived
+        info.packetsLost = figures.packetsLost
+        info.roundTripMilliseconds = figures.roundTripMilliseconds
+        connectInfo = info
+        framesSent = figures.framesSent
+        framesReceived = figures.framesReceived
+        audioPacketsSent = figures.audioPacketsSent
+        audioPacketsReceived = figures.audioPacketsReceived
+        self.output = output
+        self.figures = figures
+    }
 
     var humanSummary: [String] {
         ["media: sent \(framesSent) frames and \(audioPacketsSent) audio packets, received \(framesReceived) frames and "

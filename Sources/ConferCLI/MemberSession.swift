@@ -73,8 +73,8 @@ struct MemberSession {
     /// Exit status for a session the server ended (kicked, room closed, replaced, timed out, shutdown).
     static let endedStatus: Int32 = 4
 
-    /// Runs the session; `media` starts once admitted and is stopped at the end, returning its figures.
-    func run(media: (@Sendable (RoomSnapshot, MeetingClient) async throws -> MemberMedia?)? = nil) async throws {
+    /// Runs the session; with `media`, the member's media starts once admitted and stops at the end.
+    func run(media options: MeetingMediaOptions? = nil) async throws {
         let log = EventLog()
         let events = client.events.events
         let client = client
@@ -112,8 +112,11 @@ struct MemberSession {
             }
         }
 
+        _ = snapshot
         if let say { await client.sendMessage(say) }
-        let running = try await media?(snapshot, client)
+        let media = options.map { MeetingMedia(client: client, options: $0) }
+        await media?.start()
+        let figures = Task { await Self.printFigures(client: client, media: media, printer: printer) }
         if let cutSignalingAfter {
             Task {
                 try await Task.sleep(for: .milliseconds(Int64(cutSignalingAfter * 1000)))
@@ -123,13 +126,34 @@ struct MemberSession {
         }
 
         let end = await Self.waitForEnd(client: client, duration: duration)
-        let report = await running?.stop()
+        figures.cancel()
+        var report: MemberMediaReport?
+        if let media { report = MemberMediaReport(await media.stop(), output: options?.videoOutput) }
         if end == nil { await client.leave() }
         listener.cancel()
         try await writeReport(log: log, admitted: true, end: end, media: report)
         if let end, end != .left {
             FileHandle.standardError.write(Data("confer: the session ended: \(end.rawValue)\n".utf8))
             throw ExitCode(Self.endedStatus)
+        }
+    }
+
+    /// With `--events`, this member's media figures and (the host) every member's reported
+    /// ones, once a second.
+    static func printFigures(client: MeetingClient, media: MeetingMedia?, printer: EventPrinter) async {
+        guard printer.json else { return }
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(1))
+            if Task.isCancelled { return }
+            if let media {
+                let figures = await media.figures
+                printer.print("connectInfo", ["identity": client.identity, "info": EventPrinter.encoded(figures)])
+            }
+            guard let room = client.room.current, room.host == client.identity else { continue }
+            for member in room.members where member.identity != client.identity {
+                guard let info = member.connectInfo else { continue }
+                printer.print("memberConnectInfo", ["identity": member.identity, "info": EventPrinter.encoded(info)])
+            }
         }
     }
 

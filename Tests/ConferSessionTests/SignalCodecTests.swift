@@ -8,7 +8,7 @@ import Testing
         .setDevice(device: .camera, on: false), .turnOff(identity: "a", device: .microphone),
         .requestDevice(identity: "a", device: .camera), .answerDeviceRequest(id: 3, accept: true), .applyForParticipant,
         .answerApplication(identity: "a", approve: false), .send(to: ["a", "b"], kind: "k", text: "héllo \"x\""),
-        .send(to: nil, kind: nil, text: "hi"), .announceMedia(address: "127.0.0.1:4000"), .report(ConnectInfo()),
+        .send(to: nil, kind: nil, text: "hi"), .announceMedia(MediaDescription(host: "127.0.0.1", port: 4000, codec: "vp8", width: 640, height: 360, frameRate: 24)), .report(ConnectInfo()),
     ]
 
     @Test(arguments: clientMessages)

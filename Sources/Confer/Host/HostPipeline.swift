@@ -104,17 +104,9 @@ public final class HostPipeline {
         audio = try HostPipelineAudio(configuration: configuration)
     }
 
-    /// What a participant configures its ``ReceivePipeline`` with to receive the host: the
-    /// composite's codec and payload types (with RTX), the Opus payload type and the
-    /// transport-wide sequence number's extension id. Set its `srtpKey` to the participant's
-    /// downlink key.
-    public var participantReceiveConfiguration: ReceivePipelineConfiguration {
-        ReceivePipelineConfiguration(
-            video: .init(codec: configuration.codec, payloadType: configuration.videoPayloadType,
-                         rtxPayloadType: configuration.rtxPayloadType),
-            audio: .init(payloadType: configuration.audioPayloadType),
-            transportSequenceNumberID: configuration.transportSequenceNumberID)
-    }
+    /// What a participant configures its ``ReceivePipeline`` with to receive the host
+    /// (``HostPipelineConfiguration/participantReceiveConfiguration``).
+    public var participantReceiveConfiguration: ReceivePipelineConfiguration { configuration.participantReceiveConfiguration }
 
     // MARK: Participants
 

@@ -133,6 +133,20 @@ public struct HostPipelineConfiguration: Sendable {
     }
 }
 
+extension HostPipelineConfiguration {
+    /// What a participant configures its ``ReceivePipeline`` with to receive a host with this
+    /// configuration: the composite's codec and payload types (with RTX), the Opus payload
+    /// type and the transport-wide sequence number's extension id. Set its `srtpKey` to the
+    /// participant's downlink key. A participant in another process derives it from the
+    /// configuration alone, without a host instance.
+    public var participantReceiveConfiguration: ReceivePipelineConfiguration {
+        ReceivePipelineConfiguration(
+            video: .init(codec: codec, payloadType: videoPayloadType, rtxPayloadType: rtxPayloadType),
+            audio: .init(payloadType: audioPayloadType),
+            transportSequenceNumberID: transportSequenceNumberID)
+    }
+}
+
 /// How one participant is connected to a ``HostPipeline``.
 ///
 /// Two keys, one per direction: the uplink key (in ``receive``) is the one the

@@ -113,8 +113,8 @@ public actor MeetingClient {
     public func sendMessage(_ text: String, to recipients: [String]? = nil, kind: String? = nil) {
         send(.send(to: recipients, kind: kind, text: text))
     }
-    /// Say where this member receives media (`HOST:PORT`).
-    public func announceMedia(address: String) { send(.announceMedia(address: address)) }
+    /// Say where (and, the host, how) this member exchanges media.
+    public func announceMedia(_ description: MediaDescription) { send(.announceMedia(description)) }
     /// Report this member's live figures.
     public func report(_ info: ConnectInfo) { send(.report(info)) }
 

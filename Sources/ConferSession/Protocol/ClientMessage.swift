@@ -33,8 +33,8 @@ public enum ClientMessage: Sendable, Codable, Hashable {
     case answerApplication(identity: String, approve: Bool)
     /// A chat message (`kind` nil) or a custom message, to everyone or to listed members.
     case send(to: [String]?, kind: String?, text: String)
-    /// The UDP address this member receives media on.
-    case announceMedia(address: String)
+    /// Where (and, the host, how) this member exchanges media.
+    case announceMedia(MediaDescription)
     /// This member's live figures.
     case report(ConnectInfo)
 

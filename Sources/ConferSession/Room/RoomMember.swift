@@ -13,8 +13,8 @@ public struct RoomMember: Sendable, Codable, Hashable, Identifiable {
     public var devices: DeviceStates
     /// Its slot (0 for the host, from 1 for the others), fixed while it stays.
     public var slot: UInt32
-    /// The UDP address it receives media on, once it has said (`HOST:PORT`).
-    public var mediaAddress: String?
+    /// Where (and, the host, how) it exchanges media, once it has said.
+    public var media: MediaDescription?
     /// Its last reported live figures.
     public var connectInfo: ConnectInfo?
     /// When it was admitted.

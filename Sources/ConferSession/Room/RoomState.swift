@@ -208,7 +208,7 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
             grant = MediaGrant(slot: slot, using: &random)
         }
         let member = RoomMember(identity: identity, name: name, role: role, online: true, devices: DeviceStates(), slot: slot,
-                                mediaAddress: nil, connectInfo: nil, joined: now)
+                                media: nil, connectInfo: nil, joined: now)
         seats.append(Seat(member: member, address: address, lastSeen: now, offlineSince: nil, tokenExpiry: tokenExpiry, grant: grant))
         occupied = true
         var effects: [RoomEffect] = [.send(address, .joined(snapshot(for: identity)))]
@@ -329,9 +329,9 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
             return effects
         case .send(let to, let kind, let text):
             return post(from: caller.identity, to: to, kind: kind, text: text, at: now, refusal: refuse)
-        case .announceMedia(let mediaAddress):
-            guard mediaAddress.utf8.count <= 64, !mediaAddress.isEmpty else { return refuse(.invalidMessage) }
-            seats[index].member.mediaAddress = mediaAddress
+        case .announceMedia(let description):
+            guard description.isPlausible else { return refuse(.invalidMessage) }
+            seats[index].member.media = description
             return broadcast(.memberUpdated(seats[index].member))
         case .report(let info):
             seats[index].member.connectInfo = info

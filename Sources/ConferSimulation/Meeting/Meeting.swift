@@ -17,7 +17,7 @@ public enum Meeting {
                            progress: (Double) -> Void = { _ in }) throws -> MeetingReport {
         try options.validate()
         let composite = try compositeOutput.map { path in
-            try MeetingCompositeFile(path: path, codec: options.codec, width: options.canvasWidth,
+            try CompositeFileWriter(path: path, codec: options.codec, width: options.canvasWidth,
                                      height: options.canvasHeight, frameRate: options.frameRate)
         }
         let mix = try mixOutput.map { try AudioFileWriter(path: $0, channels: 1, bitrate: 64_000) }

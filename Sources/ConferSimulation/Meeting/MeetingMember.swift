@@ -1,3 +1,4 @@
+import ConferJobs
 import ConferMedia
 import ConferCodecs
 import ConferMixer
@@ -50,8 +51,8 @@ final class MeetingMember {
     let index: Int
     /// The id the host knows it by (`index + 1`).
     let id: ParticipantID
-    let camera: MeetingCamera
-    let microphone: MeetingMicrophone
+    let camera: CameraSource
+    let microphone: MicrophoneSource
     let path: MeetingPath
     let sender: SendPipeline
     let receiver: ReceivePipeline
@@ -71,7 +72,7 @@ final class MeetingMember {
     var audioOut: AudioFrame
     private var lastRTT: TimeDelta?
 
-    init(index: Int, camera: MeetingCamera, microphone: MeetingMicrophone, options: MeetingOptions,
+    init(index: Int, camera: CameraSource, microphone: MicrophoneSource, options: MeetingOptions,
          hostStreams: ReceivePipelineConfiguration, random: inout SeededRandom) throws {
         self.index = index
         id = ParticipantID(UInt32(index + 1))

@@ -10,7 +10,7 @@ public struct MeetingOptions: Sendable {
     /// Recorded video (y4m, ivf or h264), one per participant; when given it sets the count.
     public var videoInputs: [String]
     /// Recorded audio (wav or opus), one per participant; participants without one talk in
-    /// synthetic turns (see ``MeetingTalkSchedule``).
+    /// synthetic turns (see ``TalkSchedule``).
     public var audioInputs: [String]
     /// Simulated seconds of media each participant sends.
     public var duration: TimeDelta
@@ -42,7 +42,7 @@ public struct MeetingOptions: Sendable {
     public var drawBudget: Int
     /// The renderer's display refresh rate in Hz.
     public var refreshRate: Int
-    /// How long each synthetic voice talks in its turn (``MeetingTalkSchedule``).
+    /// How long each synthetic voice talks in its turn (``TalkSchedule``).
     public var talkTurn: TimeDelta
     /// Seeds every random choice: the same options give the same meeting.
     public var seed: UInt64

@@ -16,7 +16,7 @@ final class MeetingRun {
     private let members: [MeetingMember]
     private let host: HostPipeline
     private let pacer: FramePacer
-    private let composite: MeetingCompositeFile?
+    private let composite: CompositeFileWriter?
     private let mix: AudioFileWriter?
     private let mediaEnd: Timestamp
     private let end: Timestamp
@@ -39,7 +39,7 @@ final class MeetingRun {
     static let drain = TimeDelta.milliseconds(500)
     static let speakingSampleInterval = TimeDelta.milliseconds(100)
 
-    init(options: MeetingOptions, composite: MeetingCompositeFile?, mix: AudioFileWriter?) throws {
+    init(options: MeetingOptions, composite: CompositeFileWriter?, mix: AudioFileWriter?) throws {
         self.options = options
         self.composite = composite
         self.mix = mix
@@ -59,16 +59,16 @@ final class MeetingRun {
         host = try HostPipeline(configuration: hostConfiguration)
 
         var random = SeededRandom(seed: options.seed)
-        let schedule = MeetingTalkSchedule(members: count, turn: options.talkTurn)
+        let schedule = TalkSchedule(members: count, turn: options.talkTurn)
         var members: [MeetingMember] = []
         for index in 0 ..< count {
             let camera = index < options.videoInputs.count
-                ? try MeetingCamera(path: options.videoInputs[index])
-                : MeetingCamera(patternIndex: index, width: options.cameraWidth, height: options.cameraHeight,
+                ? try CameraSource(path: options.videoInputs[index])
+                : CameraSource(patternIndex: index, width: options.cameraWidth, height: options.cameraHeight,
                                 frameRate: 30, seed: options.seed &+ UInt64(index))
             let microphone = index < options.audioInputs.count
-                ? try MeetingMicrophone(path: options.audioInputs[index])
-                : MeetingMicrophone(member: index, schedule: schedule, seed: options.seed &+ UInt64(index))
+                ? try MicrophoneSource(path: options.audioInputs[index])
+                : MicrophoneSource(member: index, schedule: schedule, seed: options.seed &+ UInt64(index))
             members.append(try MeetingMember(index: index, camera: camera, microphone: microphone, options: options,
                                              hostStreams: host.participantReceiveConfiguration, random: &random))
         }

@@ -1,29 +1,29 @@
-import ConferMedia
-import ConferJobs
+package import ConferMedia
 
-/// A participant's microphone: a tone of its own heard only in its turns (``MeetingTalkSchedule``),
+
+/// A participant's microphone: a tone of its own heard only in its turns (``TalkSchedule``),
 /// or a recorded file that falls silent when it ends.
-final class MeetingMicrophone {
+package final class MicrophoneSource {
     private enum Source {
-        case tone(ToneSource, MeetingTalkSchedule, member: Int)
+        case tone(ToneSource, TalkSchedule, member: Int)
         case file(AudioFileReader, ended: Bool)
     }
 
     private var source: Source
     /// Channels captured.
-    let channels: Int
+    package let channels: Int
     /// What the microphone hears, for the report.
-    let description: String
+    package let description: String
 
     /// Member `member`'s tone, gated to its turns.
-    init(member: Int, schedule: MeetingTalkSchedule, seed: UInt64) {
+    package init(member: Int, schedule: TalkSchedule, seed: UInt64) {
         source = .tone(ToneSource(index: member, amplitude: 0.3, pattern: .continuous, seed: seed), schedule, member: member)
         channels = 1
         description = "tone \(Int(ToneSource.frequency(forIndex: member))) Hz in turns"
     }
 
     /// A microphone playing `path` (wav or opus) once.
-    init(path: String) throws {
+    package init(path: String) throws {
         let reader = try AudioFileReader(path: path)
         guard (1 ... 2).contains(reader.channels) else { throw JobError(.invalidInput, "\(path) has \(reader.channels) channels; use mono or stereo") }
         source = .file(reader, ended: false)
@@ -32,13 +32,13 @@ final class MeetingMicrophone {
     }
 
     /// Whether member `member` is scheduled to talk at `time` (nil for recorded audio).
-    func isScheduledToTalk(at time: Timestamp) -> Bool? {
+    package func isScheduledToTalk(at time: Timestamp) -> Bool? {
         guard case .tone(_, let schedule, let member) = source else { return nil }
         return schedule.talker(at: time) == member
     }
 
     /// Overwrites `frame` with the 10 ms captured at `time`.
-    func capture(into frame: inout AudioFrame, at time: Timestamp) throws {
+    package func capture(into frame: inout AudioFrame, at time: Timestamp) throws {
         switch source {
         case .tone(var tone, let schedule, let member):
             tone.fill(into: &frame)

@@ -1,11 +1,11 @@
-import ConferMedia
+package import ConferMedia
 import ConferCodecs
-import ConferJobs
+
 
 /// Where participant 1's composite is written: the stream exactly as it arrived (.ivf for
 /// VP8/VP9, .h264 for H.264 — no second encode, no second loss of quality), or the pictures
 /// it rendered (.y4m).
-final class MeetingCompositeFile {
+package final class CompositeFileWriter {
     private enum Sink {
         case pictures(VideoFileWriter)
         case ivf(IVFWriter)
@@ -14,12 +14,12 @@ final class MeetingCompositeFile {
 
     private let sink: Sink
     /// Frames (encoded or rendered) written so far.
-    private(set) var framesWritten = 0
+    package private(set) var framesWritten = 0
 
     /// A file at `path` for a `width` × `height` composite coded with `codec`.
     ///
     /// - Throws: a ``JobError`` when the extension cannot hold that codec, or the file's error.
-    init(path: String, codec: Codec, width: Int, height: Int, frameRate: Double) throws {
+    package init(path: String, codec: Codec, width: Int, height: Int, frameRate: Double) throws {
         switch fileExtension(path) {
         case "y4m":
             sink = .pictures(try VideoFileWriter(path: path, codec: nil, settings: VideoEncoderSettings(
@@ -39,19 +39,19 @@ final class MeetingCompositeFile {
     }
 
     /// Whether the file takes encoded frames (else rendered pictures).
-    var takesEncodedFrames: Bool {
+    package var takesEncodedFrames: Bool {
         if case .pictures = sink { false } else { true }
     }
 
     /// Writes a rendered picture (raw files only; ignored otherwise).
-    func write(picture: VideoFrame) throws {
+    package func write(picture: VideoFrame) throws {
         guard case .pictures(let writer) = sink else { return }
         try writer.write(picture)
         framesWritten += 1
     }
 
     /// Writes a received encoded frame (encoded files only; ignored otherwise).
-    func write(encoded: EncodedFrame) throws {
+    package func write(encoded: EncodedFrame) throws {
         switch sink {
         case .pictures: return
         case .ivf(let writer):
@@ -64,7 +64,7 @@ final class MeetingCompositeFile {
     }
 
     /// Completes the file.
-    func finish() throws {
+    package func finish() throws {
         switch sink {
         case .pictures(let writer): try writer.finish()
         case .ivf(let writer): try writer.finish()

@@ -6,7 +6,7 @@ public import ConferMedia
 /// *m*), so every change of speaker is known in advance and the host's speaking detection
 /// can be checked against it. A turn fades in and out over ``fade`` so the edges do not
 /// click. The first `lead` seconds are silent (everyone is still joining).
-public struct MeetingTalkSchedule: Sendable, Hashable {
+public struct TalkSchedule: Sendable, Hashable {
     /// Members taking turns.
     public var members: Int
     /// One turn's length.

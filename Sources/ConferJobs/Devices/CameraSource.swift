@@ -1,8 +1,8 @@
-import ConferMedia
-import ConferJobs
+package import ConferMedia
+
 
 /// A participant's camera: a test pattern in its own colour, or a recorded file played in a loop.
-final class MeetingCamera {
+package final class CameraSource {
     private enum Source {
         case pattern(TestPatternSource)
         case file(path: String, reader: VideoFileReader)
@@ -10,16 +10,16 @@ final class MeetingCamera {
 
     private var source: Source
     /// Picture width.
-    let width: Int
+    package let width: Int
     /// Picture height.
-    let height: Int
+    package let height: Int
     /// Pictures per second.
-    let frameRate: Double
+    package let frameRate: Double
     /// What the camera shows, for the report.
-    let description: String
+    package let description: String
 
     /// The synthetic camera of member `index` (colour and frame counter of its own).
-    init(patternIndex index: Int, width: Int, height: Int, frameRate: Double, seed: UInt64) {
+    package init(patternIndex index: Int, width: Int, height: Int, frameRate: Double, seed: UInt64) {
         source = .pattern(TestPatternSource(width: width, height: height, frameRate: frameRate, colorIndex: index, seed: seed))
         self.width = width
         self.height = height
@@ -28,7 +28,7 @@ final class MeetingCamera {
     }
 
     /// A camera playing `path` (y4m, ivf or h264) from the start again when it ends.
-    init(path: String) throws {
+    package init(path: String) throws {
         let reader = try VideoFileReader(path: path)
         guard reader.width > 0, reader.height > 0, reader.width % 2 == 0, reader.height % 2 == 0 else {
             throw JobError(.invalidInput, "\(path): \(reader.width)x\(reader.height) video cannot be sent (sizes must be even)")
@@ -42,7 +42,7 @@ final class MeetingCamera {
     }
 
     /// The next picture.
-    func next() throws -> VideoFrame {
+    package func next() throws -> VideoFrame {
         switch source {
         case .pattern(var pattern):
             let frame = pattern.next()

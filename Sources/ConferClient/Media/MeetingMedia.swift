@@ -1,0 +1,201 @@
+public import ConferLive
+public import ConferSession
+import ConferMedia
+import ConferNet
+import Synchronization
+
+/// A member's media behind a ``MeetingClient``: the host composites everyone on a UDP socket
+/// (``LiveMeetingHost``); a participant sends its camera and voice to the host's address and
+/// receives the composite (``LiveMeetingParticipant``). What to run follows the room as the
+/// signaling describes it — grants, announced addresses, devices, members leaving — by
+/// comparing the room with what runs after every event, so an event missed during a
+/// reconnection is made good by the snapshot that follows. Once a second the member's
+/// figures are reported to the server and published in ``connectInfo``.
+public actor MeetingMedia {
+    /// This member's live figures, current value first.
+    public nonisolated let connectInfo = ObservedValue<ConnectInfo?>(nil)
+
+    private let client: MeetingClient
+    private let options: MeetingMediaOptions
+    private var runner: Task<Void, Never>?
+    private var control: LiveMeetingControl?
+    private var media: Task<LiveMeetingControl.Figures, any Error>?
+    /// Host: the members added to the pipeline, by identity.
+    private var applied: [String: Applied] = [:]
+    /// Participant: the host description the running media was started for.
+    private var runningFor: MediaDescription?
+    private var started: SessionTime?
+    private var totals = LiveMeetingControl.Figures()
+
+    private struct Applied: Equatable {
+        var slot: UInt32
+        var sends: Bool
+        var media: MediaDescription?
+        var devices: DeviceStates
+    }
+
+    /// Media for `client`'s member, not yet started.
+    public init(client: MeetingClient, options: MeetingMediaOptions = MeetingMediaOptions()) {
+        self.client = client
+        self.options = options
+    }
+
+    /// Starts following the room; returns at once.
+    public func start() {
+        guard runner == nil else { return }
+        let events = client.events.events
+        runner = Task {
+            await self.reconcile()
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await _ in events { await self.reconcile() }
+                }
+                group.addTask {
+                    var ticker = ContinuousClock.now + .seconds(1)
+                    while !Task.isCancelled {
+                        try? await Task.sleep(until: ticker, clock: .continuous)
+                        ticker = ticker + .seconds(1)
+                        await self.report()
+                    }
+                }
+                await group.next()
+                group.cancelAll()
+            }
+        }
+    }
+
+    /// Stops the media; the whole run's figures.
+    @discardableResult
+    public func stop() async -> LiveMeetingControl.Figures {
+        runner?.cancel()
+        runner = nil
+        await stopMedia()
+        return totals
+    }
+
+    /// The figures so far (of the media running now, or the last run).
+    public var figures: LiveMeetingControl.Figures { control?.figures ?? totals }
+
+    private func stopMedia() async {
+        control?.stop()
+        if let media, let figures = try? await media.value { totals = figures }
+        media = nil
+        control = nil
+        runningFor = nil
+        applied.removeAll()
+    }
+
+    private func report() async {
+        guard let control else { return }
+        let figures = control.figures
+        var info = ConnectInfo()
+        info.receiveFrameRate = figures.receiveFrameRate
+        info.receiveWidth = figures.receiveWidth
+        info.receiveHeight = figures.receiveHeight
+        info.sendFrameRate = figures.sendFrameRate
+        info.audioPacketsSentPerSecond = figures.audioPacketsSentPerSecond
+        info.audioPacketsReceivedPerSecond = figures.audioPacketsReceivedPerSecond
+        info.speaking = figures.speaking
+        info.bytesSent = figures.bytesSent
+        info.bytesReceived = figures.bytesReceived
+        info.packetsLost = figures.packetsLost
+        info.remotePacketsLost = figures.remotePacketsLost
+        info.roundTripMilliseconds = figures.roundTripMilliseconds
+        info.since = started
+        connectInfo.set(info)
+        await client.report(info)
+    }
+
+    // MARK: - Following the room
+
+    private func reconcile() async {
+        guard let room = client.room.current else {
+            if case .disconnected = client.connection.current { await stopMedia() }
+            return
+        }
+        if room.host == client.identity { await reconcileHost(room) } else { await reconcileParticipant(room) }
+    }
+
+    private func reconcileHost(_ room: RoomSnapshot) async {
+        if runningFor != nil { await stopMedia() } // was a participant (host transfer)
+        if control == nil {
+            let control = LiveMeetingControl()
+            self.control = control
+            var configuration = LiveMeetingHostConfiguration(plan: LiveMeetingPlan(
+                codec: options.codec, canvasWidth: options.canvasWidth, canvasHeight: options.canvasHeight, frameRate: options.frameRate))
+            configuration.layout = options.layout
+            configuration.maximumBitrate = options.maximumBitrate
+            configuration.bindHost = options.bindHost
+            let options = options
+            let client = client
+            started = SessionTime.now()
+            media = Task {
+                try await LiveMeetingHost.run(configuration, control: control) { port in
+                    await client.announceMedia(MediaDescription(host: options.bindHost, port: port, codec: options.codec.rawValue,
+                                                                width: options.canvasWidth, height: options.canvasHeight,
+                                                                frameRate: options.frameRate))
+                }
+            }
+        }
+        guard let control else { return }
+        var desired: [String: Applied] = [:]
+        for member in room.members where member.identity != client.identity {
+            guard let grant = room.media[member.identity] else { continue }
+            desired[member.identity] = Applied(slot: grant.slot, sends: member.role.sends, media: member.media, devices: member.devices)
+        }
+        for (identity, _) in applied where desired[identity] == nil {
+            control.send(.remove(identity: identity))
+            applied.removeValue(forKey: identity)
+        }
+        for (identity, want) in desired {
+            let have = applied[identity]
+            if have?.slot != want.slot || have?.sends != want.sends, let grant = room.media[identity] {
+                control.send(.add(identity: identity, slot: grant.slot, uplinkKey: grant.uplinkKey, downlinkKey: grant.downlinkKey, sends: want.sends))
+                if let media = want.media { control.send(.address(identity: identity, host: media.host, port: media.port)) }
+            } else if have?.media != want.media, let media = want.media {
+                control.send(.address(identity: identity, host: media.host, port: media.port))
+            }
+            if have?.devices != want.devices, want.sends {
+                control.send(.devices(identity: identity, camera: want.devices.camera, microphone: want.devices.microphone))
+            }
+            applied[identity] = want
+        }
+    }
+
+    private func reconcileParticipant(_ room: RoomSnapshot) async {
+        if !applied.isEmpty || (control != nil && runningFor == nil) { await stopMedia() } // was the host
+        let hostMedia = room.host.flatMap { room.member($0) }?.media
+        guard let hostMedia, let grant = room.media[client.identity], let codec = Codec(rawValue: hostMedia.codec) else {
+            if runningFor != nil { await stopMedia() } // the host left: nothing to send to
+            return
+        }
+        if runningFor == hostMedia { return }
+        if runningFor != nil { await stopMedia() }
+        let me = room.member(client.identity)
+        var configuration = LiveMeetingParticipantConfiguration(
+            plan: LiveMeetingPlan(codec: codec, canvasWidth: hostMedia.width, canvasHeight: hostMedia.height, frameRate: hostMedia.frameRate),
+            host: UDPAddress(host: hostMedia.host, port: hostMedia.port), slot: grant.slot, uplinkKey: grant.uplinkKey,
+            downlinkKey: grant.downlinkKey)
+        configuration.sends = me?.role.sends ?? true
+        configuration.cameraFile = options.cameraFile
+        configuration.microphoneFile = options.microphoneFile
+        configuration.cameraWidth = options.cameraWidth
+        configuration.cameraHeight = options.cameraHeight
+        configuration.videoOutput = options.videoOutput
+        configuration.audioOutput = options.audioOutput
+        configuration.bindHost = options.bindHost
+        let control = LiveMeetingControl()
+        self.control = control
+        runningFor = hostMedia
+        started = SessionTime.now()
+        let client = client
+        let bindHost = options.bindHost
+        let width = configuration.cameraWidth, height = configuration.cameraHeight
+        media = Task {
+            try await LiveMeetingParticipant.run(configuration, control: control) { port in
+                await client.announceMedia(MediaDescription(host: bindHost, port: port, codec: codec.rawValue, width: width, height: height,
+                                                            frameRate: hostMedia.frameRate))
+            }
+        }
+    }
+}

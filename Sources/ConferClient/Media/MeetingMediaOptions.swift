@@ -1,0 +1,35 @@
+public import ConferMedia
+public import ConferMixer
+
+/// What a member's media sends and where it writes what it receives.
+public struct MeetingMediaOptions: Sendable {
+    /// The host: the composite's codec.
+    public var codec: Codec = .vp8
+    /// The host: the canvas.
+    public var canvasWidth = 640
+    /// The host: the canvas.
+    public var canvasHeight = 360
+    /// The host: composite frames per second.
+    public var frameRate = 24.0
+    /// The host: the layout (a grid by default).
+    public var layout: LayoutKind?
+    /// The host: the composite's top bitrate.
+    public var maximumBitrate = 1_200_000
+    /// A participant: a recorded camera (a test pattern in its slot's colour otherwise).
+    public var cameraFile: String?
+    /// A participant: a recorded voice (a tone in turns otherwise).
+    public var microphoneFile: String?
+    /// A participant: the synthetic camera's size.
+    public var cameraWidth = 320
+    /// A participant: the synthetic camera's size.
+    public var cameraHeight = 180
+    /// A participant: where to write the composite it receives (.ivf, .h264, .y4m).
+    public var videoOutput: String?
+    /// A participant: where to write the mix it plays (.wav, .opus).
+    public var audioOutput: String?
+    /// The address media binds to and announces (loopback by default).
+    public var bindHost = "127.0.0.1"
+
+    /// The defaults.
+    public init() {}
+}

@@ -1,0 +1,90 @@
+import Synchronization
+
+/// The handle another task holds on a running live meeting endpoint: stop it, read its
+/// latest figures, and (on the host) tell it who is in the meeting. Commands are picked up
+/// by the endpoint's loop on its next turn (it turns at least every 10 ms).
+public final class LiveMeetingControl: Sendable {
+    /// What the host is told by the signaling.
+    public enum Command: Sendable, Hashable {
+        /// A member was admitted: its slot and keys.
+        case add(identity: String, slot: UInt32, uplinkKey: [UInt8], downlinkKey: [UInt8], sends: Bool)
+        /// A member left.
+        case remove(identity: String)
+        /// A member said where it receives media.
+        case address(identity: String, host: String, port: Int)
+        /// A member's camera or microphone was turned on or off.
+        case devices(identity: String, camera: Bool, microphone: Bool)
+    }
+
+    /// A running endpoint's figures, refreshed once a second.
+    public struct Figures: Sendable, Hashable, Codable {
+        /// Decoded frames per second of what it receives (a member: the composite; the host: the average per member).
+        public var receiveFrameRate = 0.0
+        /// The last received picture's size.
+        public var receiveWidth = 0
+        /// The last received picture's size.
+        public var receiveHeight = 0
+        /// Frames per second sent (the host: the composite).
+        public var sendFrameRate = 0.0
+        /// Audio packets per second sent.
+        public var audioPacketsSentPerSecond = 0.0
+        /// Audio packets per second received.
+        public var audioPacketsReceivedPerSecond = 0.0
+        /// Whether it is speaking.
+        public var speaking = false
+        /// Bytes sent since the start.
+        public var bytesSent = 0
+        /// Bytes received since the start.
+        public var bytesReceived = 0
+        /// Packets found lost in what it receives.
+        public var packetsLost = 0
+        /// Packets the far end reports lost of what it sends.
+        public var remotePacketsLost = 0
+        /// Round-trip time, milliseconds.
+        public var roundTripMilliseconds: Double?
+        /// Frames sent since the start.
+        public var framesSent = 0
+        /// Frames received (decoded) since the start.
+        public var framesReceived = 0
+        /// Audio packets sent since the start.
+        public var audioPacketsSent = 0
+        /// Audio packets received since the start.
+        public var audioPacketsReceived = 0
+        /// Seconds since the media started.
+        public var seconds = 0.0
+        /// The host only: per member identity, frames per second received from it.
+        public var members: [String: Double] = [:]
+
+        /// No figures yet.
+        public init() {}
+    }
+
+    private let stopped = Atomic<Bool>(false)
+    private let commands = Mutex<[Command]>([])
+    private let latest = Mutex(Figures())
+    private let port = Mutex<Int?>(nil)
+
+    /// A control for an endpoint about to start.
+    public init() {}
+
+    /// Asks the endpoint to stop; its `run` returns soon after.
+    public func stop() { stopped.store(true, ordering: .relaxed) }
+    /// Whether stop was asked.
+    public var isStopped: Bool { stopped.load(ordering: .relaxed) }
+    /// Queues a command for the host.
+    public func send(_ command: Command) { commands.withLock { $0.append(command) } }
+    /// The latest figures.
+    public var figures: Figures { latest.withLock { $0 } }
+    /// The UDP port the endpoint listens on, once bound.
+    public var localPort: Int? { port.withLock { $0 } }
+
+    func takeCommands() -> [Command] {
+        commands.withLock { queued in
+            defer { queued.removeAll() }
+            return queued
+        }
+    }
+
+    func publish(_ figures: Figures) { latest.withLock { $0 = figures } }
+    func bound(to value: Int) { port.withLock { $0 = value } }
+}

@@ -1,0 +1,184 @@
+import ConferMedia
+public import ConferMixer
+import ConferNet
+import Confer
+import ConferSRTP
+
+/// How the host of a live meeting composites.
+public struct LiveMeetingHostConfiguration: Sendable {
+    /// The room's media plan.
+    public var plan: LiveMeetingPlan
+    /// The layout (a grid by default).
+    public var layout: LayoutKind?
+    /// The composite's top bitrate, bits per second.
+    public var maximumBitrate = 1_200_000
+    /// The address to bind (loopback by default).
+    public var bindHost = "127.0.0.1"
+
+    /// A host compositing by `plan`.
+    public init(plan: LiveMeetingPlan) { self.plan = plan }
+}
+
+/// The compositing host of a live meeting on the wall clock: one ``HostPipeline`` behind one
+/// UDP socket. Members come and go by ``LiveMeetingControl/Command``s from the signaling;
+/// each member's datagrams are known by the address it announced, and what the host sends a
+/// member goes there. A datagram from an address no member announced is counted and
+/// dropped. A member that leaves or stops sending never holds up the canvas (the pipeline's
+/// placeholder and audio timeouts).
+public enum LiveMeetingHost {
+    /// Binds a socket (its port goes to `control` and `onListening`), then composites until
+    /// stopped; returns the run's figures.
+    public static func run(_ configuration: LiveMeetingHostConfiguration, control: LiveMeetingControl,
+                           onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws -> LiveMeetingControl.Figures {
+        try await UDPSocket.withSocket(bindingTo: UDPAddress(host: configuration.bindHost, port: 0)) { socket in
+            control.bound(to: socket.localPort)
+            await onListening(socket.localPort)
+            let session = try Session(configuration: configuration, control: control)
+            _ = try await RealtimeLoop.run(socket: socket, clock: session.clock, pool: session.pool) { event, now in
+                try await session.handle(event, at: now, socket: socket)
+            }
+            return session.figures()
+        }
+    }
+
+    /// One member as the host knows it.
+    final class Member {
+        let identity: String
+        let id: ParticipantID
+        let outgoing = DatagramQueue()
+        var destination: UDPDestination?
+        var address: UDPAddress?
+        var added = false
+
+        init(identity: String, id: ParticipantID) {
+            self.identity = identity
+            self.id = id
+        }
+    }
+
+    final class Session {
+        let clock = WallClock()
+        let pool = UDPBufferPool(capacity: 256)
+        private let control: LiveMeetingControl
+        private let host: HostPipeline
+        private var members: [String: Member] = [:]
+        private var byAddress: [UDPAddress: Member] = [:]
+        private var nextFigures: Timestamp
+        private var lastFigures: (time: Timestamp, sent: Int, received: [String: Int])?
+        private(set) var unknownDatagrams = 0
+
+        init(configuration: LiveMeetingHostConfiguration, control: LiveMeetingControl) throws {
+            self.control = control
+            var host = configuration.plan.hostConfiguration
+            if let layout = configuration.layout { host.layout = layout }
+            host.maximumBitrate = configuration.maximumBitrate
+            host.minimumBitrate = min(host.minimumBitrate, configuration.maximumBitrate)
+            // Real time wants libvpx's fastest speed.
+            host.speed = 8
+            self.host = try HostPipeline(configuration: host)
+            nextFigures = clock.now + .seconds(1)
+        }
+
+        func handle(_ event: RealtimeEvent, at now: Timestamp, socket: UDPSocket) async throws -> RealtimeNext {
+            if control.isStopped { return .stop }
+            for command in control.takeCommands() { try apply(command, at: now) }
+            if case .datagram(let datagram, let arrival) = event {
+                if let member = byAddress[datagram.source], member.added {
+                    datagram.bytes.withUnsafeBytes { host.receive($0, from: member.id, at: arrival) }
+                } else {
+                    unknownDatagrams += 1
+                }
+                pool.recycle(datagram.bytes)
+            }
+            if let due = host.nextPollTime, due <= now { try host.poll(at: now) }
+            if nextFigures <= now {
+                control.publish(figures())
+                nextFigures = nextFigures + .seconds(1)
+            }
+            for member in members.values where !member.outgoing.isEmpty {
+                if let destination = member.destination {
+                    for index in 0 ..< member.outgoing.count { try? await socket.send(member.outgoing[index], to: destination) }
+                }
+                member.outgoing.removeAll()
+            }
+            // Commands arrive from other tasks: look for them at least every 10 ms.
+            return .wait(until: earliest(host.nextPollTime, min(nextFigures, now + .milliseconds(10))))
+        }
+
+        private func apply(_ command: LiveMeetingControl.Command, at now: Timestamp) throws {
+            switch command {
+            case .add(let identity, let slot, let uplinkKey, let downlinkKey, let sends):
+                if let old = members.removeValue(forKey: identity) { remove(old, at: now) }
+                let member = Member(identity: identity, id: ParticipantID(slot))
+                members[identity] = member
+                let uplink = try SRTPMasterKey(profile: .aes128CmHmacSha1_80, keyingMaterial: uplinkKey)
+                let downlink = try SRTPMasterKey(profile: .aes128CmHmacSha1_80, keyingMaterial: downlinkKey)
+                var receive = ReceivePipelineConfiguration(video: .init(codec: host.configuration.codec), audio: .init(), srtpKey: uplink)
+                receive.ssrc = LiveMeetingPlan.hostReceiverSSRC(slot: slot)
+                let outgoing = member.outgoing
+                try host.addParticipant(member.id, configuration: HostParticipantConfiguration(receive: receive, srtpKey: downlink),
+                                        at: now, output: { outgoing.append($0) })
+                member.added = true
+                if !sends {
+                    host.setVideoMuted(true, for: member.id)
+                    host.setAudioMuted(true, for: member.id)
+                }
+            case .remove(let identity):
+                if let member = members.removeValue(forKey: identity) { remove(member, at: now) }
+            case .address(let identity, let address, let port):
+                guard let member = members[identity] else { return }
+                if let old = member.address { byAddress.removeValue(forKey: old) }
+                let udp = UDPAddress(host: address, port: port)
+                member.address = udp
+                member.destination = try? UDPSocket.resolve(udp)
+                byAddress[udp] = member
+            case .devices(let identity, let camera, let microphone):
+                guard let member = members[identity], member.added else { return }
+                host.setVideoMuted(!camera, for: member.id)
+                host.setAudioMuted(!microphone, for: member.id)
+            }
+        }
+
+        private func remove(_ member: Member, at now: Timestamp) {
+            if let address = member.address { byAddress.removeValue(forKey: address) }
+            if member.added { host.removeParticipant(member.id, at: now) }
+            member.added = false
+        }
+
+        func figures() -> LiveMeetingControl.Figures {
+            let now = clock.now
+            let statistics = host.statistics
+            var figures = LiveMeetingControl.Figures()
+            var received: [String: Int] = [:]
+            var audioSent = 0
+            var audioReceived = 0
+            for member in members.values {
+                guard let participant = statistics.participants[member.id] else { continue }
+                received[member.identity] = participant.framesReceived
+                audioSent += participant.audioPacketsSent
+                audioReceived += Int(participant.receive.audio?.packetsReceived ?? 0)
+                figures.bytesSent += participant.videoBytesSent + participant.audioBytesSent
+                figures.bytesReceived += participant.receive.bytesReceived
+                figures.packetsLost += (participant.receive.video?.packetsLost ?? 0) + Int(participant.receive.audio?.packetsLost ?? 0)
+                figures.receiveWidth = max(figures.receiveWidth, participant.frameWidth)
+                figures.receiveHeight = max(figures.receiveHeight, participant.frameHeight)
+                if let rtt = participant.roundTripTime { figures.roundTripMilliseconds = max(figures.roundTripMilliseconds ?? 0, rtt * 1000) }
+            }
+            if let last = lastFigures {
+                let seconds = max((now - last.time).seconds, 1e-3)
+                figures.sendFrameRate = Double(statistics.videoFramesSent - last.sent) / seconds
+                for (identity, frames) in received { figures.members[identity] = Double(frames - (last.received[identity] ?? 0)) / seconds }
+                let rates = figures.members.values
+                figures.receiveFrameRate = rates.isEmpty ? 0 : rates.reduce(0, +) / Double(rates.count)
+            }
+            lastFigures = (now, statistics.videoFramesSent, received)
+            figures.framesSent = statistics.videoFramesSent
+            figures.framesReceived = received.values.reduce(0, +)
+            figures.audioPacketsSent = audioSent
+            figures.audioPacketsReceived = audioReceived
+            figures.speaking = statistics.activeSpeaker != nil
+            figures.seconds = now.seconds
+            return figures
+        }
+    }
+}

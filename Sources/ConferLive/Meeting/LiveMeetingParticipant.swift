@@ -1,0 +1,292 @@
+import ConferMedia
+public import ConferNet
+import Confer
+import ConferJobs
+import ConferCodecs
+import ConferRTP
+import ConferSRTP
+
+/// How a participant (or an observer) of a live meeting sends to and receives from the host.
+public struct LiveMeetingParticipantConfiguration: Sendable {
+    /// The room's media plan.
+    public var plan: LiveMeetingPlan
+    /// Where the host receives media.
+    public var host: UDPAddress
+    /// This member's slot (fixes its SSRCs).
+    public var slot: UInt32
+    /// SRTP key and salt for member → host.
+    public var uplinkKey: [UInt8]
+    /// SRTP key and salt for host → member.
+    public var downlinkKey: [UInt8]
+    /// Whether it sends a camera and a microphone (an observer does not).
+    public var sends = true
+    /// A recorded camera (.y4m, .ivf, .h264), looped; a test pattern in the slot's colour otherwise.
+    public var cameraFile: String?
+    /// A recorded voice (.wav, .opus); a tone in the member's turns otherwise.
+    public var microphoneFile: String?
+    /// The synthetic camera's size.
+    public var cameraWidth = 320
+    /// The synthetic camera's size.
+    public var cameraHeight = 180
+    /// The camera's top bitrate, bits per second.
+    public var cameraBitrate = 400_000
+    /// Where to write the composite as received (.ivf/.h264) or as rendered (.y4m).
+    public var videoOutput: String?
+    /// Where to write the mix as played (.wav or .opus).
+    public var audioOutput: String?
+    /// The address to bind (loopback by default).
+    public var bindHost = "127.0.0.1"
+
+    /// A member in `slot` sending to `host` with these keys.
+    public init(plan: LiveMeetingPlan, host: UDPAddress, slot: UInt32, uplinkKey: [UInt8], downlinkKey: [UInt8]) {
+        self.plan = plan
+        self.host = host
+        self.slot = slot
+        self.uplinkKey = uplinkKey
+        self.downlinkKey = downlinkKey
+    }
+}
+
+/// A participant's media in a live meeting, on the wall clock: its camera and microphone
+/// through a ``SendPipeline`` to the host, the composite and its mix-minus back through a
+/// ``ReceivePipeline``, both on one UDP socket with RTP and RTCP multiplexed (the host
+/// sends feedback about this member's streams to the send side, media and sender reports
+/// to the receive side). Runs until its ``LiveMeetingControl`` is stopped.
+public enum LiveMeetingParticipant {
+    /// Binds a socket (its port goes to `control` and `onListening`), then sends and receives
+    /// until stopped; returns the whole run's figures.
+    public static func run(_ configuration: LiveMeetingParticipantConfiguration, control: LiveMeetingControl,
+                           onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws -> LiveMeetingControl.Figures {
+        let destination = try UDPSocket.resolve(configuration.host)
+        return try await UDPSocket.withSocket(bindingTo: UDPAddress(host: configuration.bindHost, port: 0)) { socket in
+            control.bound(to: socket.localPort)
+            await onListening(socket.localPort)
+            let session = try Session(configuration: configuration, control: control)
+            _ = try await RealtimeLoop.run(socket: socket, clock: session.clock, pool: session.pool) { event, now in
+                try await session.handle(event, at: now, socket: socket, destination: destination)
+            }
+            try session.finish()
+            return session.figures(final: true)
+        }
+    }
+
+    /// One run's state, owned by the loop's task.
+    final class Session {
+        let clock = WallClock()
+        let pool = UDPBufferPool(capacity: 64)
+        private let configuration: LiveMeetingParticipantConfiguration
+        private let control: LiveMeetingControl
+        private let sender: SendPipeline?
+        private let receiver: ReceivePipeline
+        private let camera: CameraSource?
+        private let microphone: MicrophoneSource?
+        private let outgoing = DatagramQueue()
+        private let composite: CompositeFileWriter?
+        private let mix: AudioFileWriter?
+        private let rendered = RenderedFrames()
+        private var audioIn: AudioFrame
+        private var audioOut: AudioFrame
+        private var nextCapture: Timestamp
+        private var audioTick: Timestamp
+        private var nextFigures: Timestamp
+        private var lastRTT: TimeDelta?
+        private var meter = FigureMeter()
+
+        init(configuration: LiveMeetingParticipantConfiguration, control: LiveMeetingControl) throws {
+            self.configuration = configuration
+            self.control = control
+            let plan = configuration.plan
+            let slot = configuration.slot
+            let uplink = try SRTPMasterKey(profile: .aes128CmHmacSha1_80, keyingMaterial: configuration.uplinkKey)
+            let downlink = try SRTPMasterKey(profile: .aes128CmHmacSha1_80, keyingMaterial: configuration.downlinkKey)
+            let outgoing = outgoing
+            if configuration.sends {
+                let camera = try configuration.cameraFile.map { try CameraSource(path: $0) }
+                    ?? CameraSource(patternIndex: Int(slot) - 1, width: configuration.cameraWidth, height: configuration.cameraHeight,
+                                    frameRate: plan.frameRate, seed: UInt64(slot))
+                let microphone = try configuration.microphoneFile.map { try MicrophoneSource(path: $0) }
+                    ?? MicrophoneSource(member: Int(slot - 1) % 4, schedule: TalkSchedule(members: 4), seed: UInt64(slot))
+                self.camera = camera
+                self.microphone = microphone
+                sender = try SendPipeline(configuration: SendPipelineConfiguration(
+                    video: .init(codec: plan.codec, width: camera.width, height: camera.height, frameRate: camera.frameRate,
+                                 maximumBitrate: configuration.cameraBitrate, minimumBitrate: min(50_000, configuration.cameraBitrate),
+                                 // Real time wants libvpx's fastest speed (a positive cpu-used adapts to the machine).
+                                 speed: 8, ssrc: LiveMeetingPlan.cameraSSRC(slot: slot), rtxSSRC: LiveMeetingPlan.cameraRTXSSRC(slot: slot)),
+                    audio: .init(settings: AudioEncoderSettings(channels: microphone.channels, bitrate: 32_000, inbandFEC: true),
+                                 ssrc: LiveMeetingPlan.microphoneSSRC(slot: slot)),
+                    cname: "member-\(slot)", srtpKey: uplink, seed: UInt64(slot))) { outgoing.append($0) }
+            } else {
+                camera = nil
+                microphone = nil
+                sender = nil
+            }
+            var receive = plan.hostConfiguration.participantReceiveConfiguration
+            receive.ssrc = LiveMeetingPlan.receiverSSRC(slot: slot)
+            receive.cname = "member-\(slot)"
+            receive.srtpKey = downlink
+            let rendered = rendered
+            receiver = try ReceivePipeline(configuration: receive, output: { outgoing.append($0) }, render: { rendered.add($0) })
+            composite = try configuration.videoOutput.map {
+                try CompositeFileWriter(path: $0, codec: plan.codec, width: plan.canvasWidth, height: plan.canvasHeight, frameRate: plan.frameRate)
+            }
+            if let composite, composite.takesEncodedFrames {
+                receiver.encodedFrameHandler = { rendered.addEncoded($0) }
+            }
+            mix = try configuration.audioOutput.map { try AudioFileWriter(path: $0, channels: 1, bitrate: nil) }
+            audioIn = AudioFrame(silenceOf: 480, channels: microphone?.channels ?? 1)
+            audioOut = AudioFrame(silenceOf: 480, channels: 1)
+            let now = clock.now
+            nextCapture = now
+            audioTick = now
+            nextFigures = now + .seconds(1)
+            meter.start = now
+        }
+
+        func handle(_ event: RealtimeEvent, at now: Timestamp, socket: UDPSocket, destination: UDPDestination) async throws -> RealtimeNext {
+            if control.isStopped { return .stop }
+            if case .datagram(let datagram, let arrival) = event {
+                datagram.bytes.withUnsafeBytes { receiveFromHost($0, at: arrival) }
+                pool.recycle(datagram.bytes)
+            }
+            if let sender, let camera {
+                let interval = TimeDelta.seconds(1 / camera.frameRate)
+                // Behind by more than a frame (a stalled process): skip to now, as a camera would.
+                if now - nextCapture > interval { nextCapture = now }
+                while nextCapture <= now {
+                    var frame = try camera.next()
+                    frame.timestamp = nextCapture
+                    try sender.sendVideo(frame, at: now)
+                    nextCapture = nextCapture + interval
+                }
+            }
+            if now - audioTick > .milliseconds(200) { audioTick = now - .milliseconds(10) }
+            while audioTick <= now {
+                if let sender, let microphone {
+                    try microphone.capture(into: &audioIn, at: audioTick)
+                    try sender.sendAudio(audioIn, at: audioTick)
+                }
+                receiver.pullAudio(at: audioTick, into: &audioOut)
+                try mix?.write(audioOut)
+                audioTick = audioTick + .milliseconds(10)
+            }
+            if let sender, let due = sender.nextPollTime, due <= now { sender.poll(at: now) }
+            if let due = receiver.nextPollTime, due <= now { receiver.poll(at: now) }
+            try takeRendered()
+            if nextFigures <= now {
+                control.publish(figures(final: false))
+                nextFigures = nextFigures + .seconds(1)
+            }
+            for index in 0 ..< outgoing.count { try? await socket.send(outgoing[index], to: destination) }
+            outgoing.removeAll()
+            var next = earliest(audioTick, nextFigures)
+            if sender != nil { next = earliest(next, nextCapture) }
+            next = earliest(next, sender?.nextPollTime)
+            next = earliest(next, receiver.nextPollTime)
+            return .wait(until: next)
+        }
+
+        /// Media and the host's sender reports to the receive side; feedback about this
+        /// member's own streams to the send side.
+        private func receiveFromHost(_ bytes: UnsafeRawBufferPointer, at now: Timestamp) {
+            guard RTPDatagramRoute(classifying: bytes) == .feedback, let sender else {
+                receiver.receive(bytes, at: now)
+                return
+            }
+            sender.receiveRTCP(bytes, at: now)
+            // The receive side plans retransmissions with the RTT its own send side measures.
+            if let rtt = sender.roundTripTime, rtt != lastRTT {
+                lastRTT = rtt
+                receiver.setRoundTripTime(rtt)
+            }
+        }
+
+        private func takeRendered() throws {
+            for frame in rendered.takeEncoded() { try composite?.write(encoded: frame) }
+            for frame in rendered.take() {
+                meter.rendered(frame.frame.width, frame.frame.height)
+                try composite?.write(picture: frame.frame)
+            }
+        }
+
+        func finish() throws {
+            try takeRendered()
+            try composite?.finish()
+            try mix?.finish()
+        }
+
+        func figures(final: Bool) -> LiveMeetingControl.Figures {
+            let send = sender?.statistics
+            let receive = receiver.statistics
+            return meter.figures(now: clock.now, framesSent: send?.video?.framesSent ?? 0, audioPacketsSent: send?.audio?.packetsSent ?? 0,
+                                 audioPacketsReceived: Int(receive.audio?.packetsReceived ?? 0),
+                                 bytesSent: send?.rtpBytesSent ?? 0, bytesReceived: receive.bytesReceived,
+                                 packetsLost: (receive.video?.packetsLost ?? 0) + Int(receive.audio?.packetsLost ?? 0),
+                                 roundTrip: send?.roundTripTime, speaking: false)
+        }
+    }
+}
+
+/// Pictures the receive pipeline rendered (and encoded frames it decoded) since the loop
+/// last took them; filled from the pipeline's closures on the loop's own task.
+final class RenderedFrames {
+    private var frames: [ReceivedVideoFrame] = []
+    private var encoded: [EncodedFrame] = []
+
+    func add(_ frame: ReceivedVideoFrame) { frames.append(frame) }
+    func addEncoded(_ frame: EncodedFrame) { encoded.append(frame) }
+
+    func take() -> [ReceivedVideoFrame] {
+        defer { frames.removeAll(keepingCapacity: true) }
+        return frames
+    }
+
+    func takeEncoded() -> [EncodedFrame] {
+        defer { encoded.removeAll(keepingCapacity: true) }
+        return encoded
+    }
+}
+
+/// Turns running totals into per-second rates over the last second, for the figures.
+struct FigureMeter {
+    var start = Timestamp.zero
+    private var framesReceived = 0
+    private var width = 0
+    private var height = 0
+    private var last: (time: Timestamp, framesSent: Int, framesReceived: Int, audioSent: Int, audioReceived: Int)?
+    private var rates = (send: 0.0, receive: 0.0, audioSent: 0.0, audioReceived: 0.0)
+
+    mutating func rendered(_ width: Int, _ height: Int) {
+        framesReceived += 1
+        self.width = width
+        self.height = height
+    }
+
+    mutating func figures(now: Timestamp, framesSent: Int, audioPacketsSent: Int, audioPacketsReceived: Int, bytesSent: Int,
+                          bytesReceived: Int, packetsLost: Int, roundTrip: Double?, speaking: Bool) -> LiveMeetingControl.Figures {
+        if let last {
+            let seconds = max((now - last.time).seconds, 1e-3)
+            rates = (Double(framesSent - last.framesSent) / seconds, Double(framesReceived - last.framesReceived) / seconds,
+                     Double(audioPacketsSent - last.audioSent) / seconds, Double(audioPacketsReceived - last.audioReceived) / seconds)
+        }
+        last = (now, framesSent, framesReceived, audioPacketsSent, audioPacketsReceived)
+        var figures = LiveMeetingControl.Figures()
+        figures.receiveFrameRate = rates.receive
+        figures.receiveWidth = width
+        figures.receiveHeight = height
+        figures.sendFrameRate = rates.send
+        figures.audioPacketsSentPerSecond = rates.audioSent
+        figures.audioPacketsReceivedPerSecond = rates.audioReceived
+        figures.speaking = speaking
+        figures.bytesSent = bytesSent
+        figures.bytesReceived = bytesReceived
+        figures.packetsLost = packetsLost
+        figures.roundTripMilliseconds = roundTrip.map { $0 * 1000 }
+        figures.framesSent = framesSent
+        figures.framesReceived = framesReceived
+        figures.audioPacketsSent = audioPacketsSent
+        figures.audioPacketsReceived = audioPacketsReceived
+        figures.seconds = (now - start).seconds
+        return figures
+    }
+}

@@ -1,0 +1,54 @@
+public import ConferMedia
+public import Confer
+
+/// The media plan every member of a live meeting derives from the same few facts — the
+/// room's codec and canvas, and each member's slot — so the host and each participant agree
+/// on SSRCs and payload types without sending them.
+///
+/// SSRC ranges, by slot `s` (the host is slot 0, members count from 1):
+/// - `0x1000_0000 | s << 4`: a member's camera (`+1`) and its RTX (`+2`)
+/// - `0x2000_0000 | s << 4 + 1`: its microphone
+/// - `0x3000_0000 | s << 4 + 1`: its receive side's RTCP (feedback about the composite)
+/// - `0x6000_0000 | s << 4 + 1`: the host's receive chain for it
+/// - the host's composite video, RTX and audio keep ``HostPipelineConfiguration``'s
+///   `0x4000_000x`/`0x5000_0001`, which none of the ranges above can reach. (`confer meeting`
+///   gave participant 1's host-side chain `0x4000_0001`, the composite's own SSRC.)
+public struct LiveMeetingPlan: Sendable, Hashable {
+    /// The composite's codec (participants send the same).
+    public var codec: Codec
+    /// The host's canvas.
+    public var canvasWidth: Int
+    /// The host's canvas.
+    public var canvasHeight: Int
+    /// Frames per second, composite and cameras.
+    public var frameRate: Double
+
+    /// A plan for `codec` with a small canvas a loopback meeting on two cores can keep up with.
+    public init(codec: Codec = .vp8, canvasWidth: Int = 640, canvasHeight: Int = 360, frameRate: Double = 24) {
+        self.codec = codec
+        self.canvasWidth = canvasWidth
+        self.canvasHeight = canvasHeight
+        self.frameRate = frameRate
+    }
+
+    /// The host's configuration before its own choices (layout, bitrate).
+    public var hostConfiguration: HostPipelineConfiguration {
+        var configuration = HostPipelineConfiguration()
+        configuration.codec = codec
+        configuration.width = canvasWidth
+        configuration.height = canvasHeight
+        configuration.frameRate = frameRate
+        return configuration
+    }
+
+    /// A member's camera SSRC.
+    public static func cameraSSRC(slot: UInt32) -> UInt32 { 0x1000_0001 | (slot & 0x00FF_FFFF) << 4 }
+    /// A member's camera RTX SSRC.
+    public static func cameraRTXSSRC(slot: UInt32) -> UInt32 { 0x1000_0002 | (slot & 0x00FF_FFFF) << 4 }
+    /// A member's microphone SSRC.
+    public static func microphoneSSRC(slot: UInt32) -> UInt32 { 0x2000_0001 | (slot & 0x00FF_FFFF) << 4 }
+    /// The SSRC of a member's feedback about the composite.
+    public static func receiverSSRC(slot: UInt32) -> UInt32 { 0x3000_0001 | (slot & 0x00FF_FFFF) << 4 }
+    /// The SSRC of the host's feedback about a member's streams.
+    public static func hostReceiverSSRC(slot: UInt32) -> UInt32 { 0x6000_0001 | (slot & 0x00FF_FFFF) << 4 }
+}
