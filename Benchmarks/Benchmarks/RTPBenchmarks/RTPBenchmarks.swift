@@ -75,7 +75,7 @@ func assemblyBenchmark(_ codec: Codec, frameSize: Int, label: String) {
             let frame = cycle * 30 + UInt32(packet.frame)
             let actions = packet.payload.withUnsafeBytes {
                 buffer.insert(sequenceNumber: sequence, timestamp: frame &* ticksPerFrame, marker: packet.marker, payload: $0,
-                              arrival: .microseconds(Int64(frame) * 33_333))
+                              arrival: Timestamp(microseconds: Int64(frame) * 33_333))
             }
             for case .deliver(let frame, _) in actions { blackHole(frame.data.count) }
             sequence &+= 1
@@ -93,7 +93,7 @@ func assemblyBenchmark(_ codec: Codec, frameSize: Int, label: String) {
 /// payload into a reused frame. Opus has no frames to assemble: each packet is one.
 func opusDepacketizeBenchmark(packetSize: Int) {
     let stream = payloads(.opus, frameSize: packetSize, frames: 30)
-    var reader = OpusDepacketizer()
+    let reader = OpusDepacketizer()
     var frame = EncodedFrame(codec: .opus)
     frame.data.reserveCapacity(packetSize)
     var index = 0
