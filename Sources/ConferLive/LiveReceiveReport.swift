@@ -14,9 +14,10 @@ public struct LiveReceiveReport: Codable, Sendable, Equatable {
     public var srtpProfile: String?
     /// Why reception ended: "duration", "idle", "bye" (the sender said goodbye) or "cancelled".
     public var endReason: String
-    /// Whether the stream went through the jitter buffers (``LiveReceiverOptions/usesJitterBuffer``);
-    /// the frame-assembly counters below are then filled from the jitter buffer's, and
-    /// ``pipeline`` has the rest.
+    /// Whether the stream was played out through the jitter buffers
+    /// (``LiveReceiverOptions/usesJitterBuffer``) rather than recorded; either way the
+    /// frame-assembly counters below are filled from the receive pipeline's, and ``pipeline``
+    /// has the rest.
     public var jitterBuffer: Bool
 
     /// Datagrams received, whatever they held.
@@ -57,10 +58,12 @@ public struct LiveReceiveReport: Codable, Sendable, Equatable {
 
     /// Frames reassembled from packets (audio: packets).
     public var framesAssembled: Int
-    /// Frames given up on because a packet was missing (frame assembly; the jitter buffer
-    /// counts what it drops in ``ReceivePipelineStatistics/video``'s `framesDropped`).
+    /// Frames given up on because a packet was missing. Always 0 since both modes assemble
+    /// in the jitter buffer, which does not count incomplete frames (they are a gap in
+    /// ``ReceivePipelineStatistics/video``'s `packetsLost`); kept so reports keep their shape.
     public var framesIncomplete: Int
-    /// Frames whose packets were all there but did not depacketize.
+    /// Frames whose packets were all there but did not depacketize. Always 0, as
+    /// ``framesIncomplete``: the jitter buffer counts them in `framesDropped`.
     public var framesMalformed: Int
     /// Frames the decoder turned into pictures or audio (video: pictures written).
     public var framesDecoded: Int
@@ -81,13 +84,13 @@ public struct LiveReceiveReport: Codable, Sendable, Equatable {
     public var outputBytes: Int
     /// Wall-clock seconds from listening to the end.
     public var wallSeconds: Double
-    /// Every SSRC heard with the expected payload type, the one received first (with the
-    /// jitter buffer: the source received last).
+    /// The stream received: the source received last (packets of another SSRC are counted
+    /// in ``otherSSRC``).
     public var streams: [LiveStreamStatistics]
 
     /// The receive pipeline's counters with the W3C `RTCInboundRtpStreamStats` of the video
     /// (framesDecoded, framesDropped, freezeCount, totalFreezesDuration, jitterBufferDelay,
-    /// nackCount, pliCount, …) or audio stream; nil without the jitter buffer.
+    /// nackCount, pliCount, …) or audio stream.
     public var pipeline: ReceivePipelineStatistics?
     /// Where feedback went: the address the media came from (nil when none was sent).
     public var feedbackDestination: String?

@@ -31,8 +31,8 @@ import Testing
             }
             if let largest = fragments.max(), let smallest = fragments.min() { #expect(largest - smallest <= 1) }
         }
-        var assembler = FrameAssembler(depacketizer: H264Depacketizer())
-        let output = assemble(packets.flatMap { $0 }, with: &assembler)
+        var depacketizer = H264Depacketizer()
+        let output = try depacketize(packets, with: &depacketizer)
         try #require(output.count == 2)
         for (got, sent) in zip(output, input) {
             #expect(got.data == sent.data)
@@ -90,11 +90,11 @@ import Testing
 
     @Test func modeZeroStreamOfSingleNALUnitsDepacketizes() throws {
         let units = [nal(7, size: 9, seed: 1), nal(8, size: 4, seed: 2), nal(5, size: 800, seed: 3)]
-        var assembler = FrameAssembler(depacketizer: H264Depacketizer())
+        var depacketizer = H264Depacketizer()
         let packets = units.enumerated().map { index, unit in
             TestPacket(sequenceNumber: 10 + UInt16(index), timestamp: 90_000, marker: index == 2, payload: unit)
         }
-        let output = assemble(packets, with: &assembler)
+        let output = try depacketize([packets], with: &depacketizer)
         try #require(output.count == 1)
         #expect(output[0].data == annexB(units).data)
         #expect(output[0].nalUnits == annexB(units).ranges)

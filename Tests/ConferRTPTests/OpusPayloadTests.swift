@@ -21,8 +21,8 @@ import Testing
         }
         let packets = try packetize(input, with: &payloader, timestampStep: 960)
         #expect(packets.allSatisfy { $0.count == 1 && $0[0].payload.count == size && !$0[0].marker })
-        var assembler = FrameAssembler(depacketizer: OpusDepacketizer())
-        let output = assemble(packets.flatMap { $0 }, with: &assembler)
+        var depacketizer = OpusDepacketizer()
+        let output = try depacketize(packets, with: &depacketizer)
         try #require(output.count == 2)
         #expect(output.map(\.data) == input.map(\.data))
         #expect(output.allSatisfy { $0.isKeyframe && $0.duration == .milliseconds(20) && $0.codec == .opus })

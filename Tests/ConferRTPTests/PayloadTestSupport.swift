@@ -1,4 +1,5 @@
 import ConferMedia
+import Testing
 @testable import ConferRTP
 
 /// The payload size the round-trip tests packetize to.
@@ -22,7 +23,7 @@ func randomBytes(_ count: Int, seed: UInt64) -> [UInt8] {
     return bytes
 }
 
-/// One RTP packet as the assembler sees it.
+/// One RTP packet as a receiver sees it.
 struct TestPacket {
     var sequenceNumber: UInt16
     var timestamp: UInt32
@@ -49,15 +50,24 @@ func packetize<P: Payloader>(_ frames: [EncodedFrame], with payloader: inout P, 
     return result
 }
 
-/// Feeds `packets` in the given order to `assembler`, collecting every frame it emits.
-func assemble<D: Depacketizer>(_ packets: [TestPacket], with assembler: inout FrameAssembler<D>) -> [EncodedFrame] {
-    var frames: [EncodedFrame] = []
-    for packet in packets {
-        _ = assembler.insert(sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp,
-                             marker: packet.marker, payload: packet.payload)
-        while let frame = assembler.nextFrame() { frames.append(frame) }
+/// Reads each frame's packets back with `depacketizer`, as frame assembly in the jitter buffer
+/// does: first checking that the payloads themselves say where the frame starts and ends (a
+/// partition head first, a partition tail last and nowhere before), then depacketizing them. Each
+/// frame's timestamp is its RTP timestamp relative to the first frame's.
+func depacketize<D: Depacketizer>(_ frames: [[TestPacket]], with depacketizer: inout D,
+                                  sourceLocation: SourceLocation = #_sourceLocation) throws -> [EncodedFrame] {
+    guard let first = frames.first?.first?.timestamp else { return [] }
+    return try frames.map { packets in
+        for (index, packet) in packets.enumerated() {
+            let boundaries = try packet.payload.withUnsafeBytes { bytes throws(PayloadError) in
+                try depacketizer.boundaries(of: bytes, marker: packet.marker)
+            }
+            if index == 0 { #expect(boundaries.isPartitionHead, sourceLocation: sourceLocation) }
+            #expect(boundaries.isPartitionTail == (index == packets.count - 1), sourceLocation: sourceLocation)
+        }
+        let ticks = Int64(Int32(bitPattern: (packets.first?.timestamp ?? first) &- first))
+        return try depacketizer.depacketize(packets.map(\.payload), timestamp: .fromTicks(ticks, rate: D.codec.rtpClockRate))
     }
-    return frames
 }
 
 /// The error thrown by `body`, if any.

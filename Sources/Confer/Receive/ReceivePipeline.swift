@@ -72,8 +72,10 @@ public final class ReceivePipeline {
             throw ReceivePipelineError(.invalidConfiguration, "every stream needs its own payload type, 0…127")
         }
         self.configuration = configuration
-        video = try configuration.video.map { try ReceivePipelineVideoStream(configuration: $0, ownSSRC: configuration.ssrc) }
-        audio = try configuration.audio.map { try ReceivePipelineAudioStream(configuration: $0) }
+        video = try configuration.video.map {
+            try ReceivePipelineVideoStream(configuration: $0, mode: configuration.mode, ownSSRC: configuration.ssrc)
+        }
+        audio = try configuration.audio.map { try ReceivePipelineAudioStream(configuration: $0, mode: configuration.mode) }
         inbound = try configuration.srtpKey.map { try SRTPPair(key: $0, direction: .inbound) }
         srtcpOutbound = try configuration.srtpKey.map { try SRTPSession(key: $0, direction: .outbound) }
         // A UDP datagram holds at most 65,507 bytes.
@@ -145,6 +147,8 @@ public final class ReceivePipeline {
             return
         }
         counters.rtpPacketsReceived += 1
+        // A recorder sends no RTCP, so it schedules none.
+        guard !configuration.mode.isRecording else { return }
         if let id = configuration.transportSequenceNumberID,
            let sequenceNumber = try? packet.extensionValue(RTPTransportSequenceNumber.self, id: id) {
             transportFeedback.packetArrived(sequenceNumber.value, at: arrival)
@@ -195,11 +199,16 @@ public final class ReceivePipeline {
 
     /// Called with each encoded video frame the jitter buffer hands the decoder, just before
     /// it is decoded: the stream as received, in decode order, with its timestamp relative
-    /// to the first frame (for recording it without encoding again). The frame is valid
-    /// beyond the call, but keeping it makes the buffer allocate a new one.
+    /// to the first frame (for recording it without encoding again). In
+    /// ``ReceivePipelineMode/recording(reorderWindow:)`` it is also called with each Opus
+    /// packet as it comes, its timestamp relative to the first packet's, for the app to
+    /// decode. The frame is valid beyond the call, but keeping it makes the buffer allocate
+    /// a new one.
     public var encodedFrameHandler: ((EncodedFrame) -> Void)? {
-        get { video?.deliveredFrameHandler }
-        set { video?.deliveredFrameHandler = newValue }
+        didSet {
+            video?.deliveredFrameHandler = encodedFrameHandler
+            audio?.recordedFrameHandler = encodedFrameHandler
+        }
     }
 
     /// Sets the round-trip time the video jitter buffer plans retransmissions and its
@@ -238,6 +247,7 @@ public final class ReceivePipeline {
 
     /// Writes `packets` as one compound, protects it and hands it to the output.
     func sendControl(_ packets: [RTCPPacket]) {
+        guard !configuration.mode.isRecording else { return }
         let body = UnsafeMutableRawBufferPointer(rebasing: controlOutput[0 ..< Self.controlBufferSize])
         guard var size = try? RTCPCompound.serialize(packets, into: body) else { return }
         if let srtcpOutbound {

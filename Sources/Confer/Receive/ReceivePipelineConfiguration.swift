@@ -62,6 +62,8 @@ public struct ReceivePipelineConfiguration: Sendable {
     public var ntpClock: NTPClockMapping
     /// SRTP/SRTCP protection, if any: the same key protects both directions.
     public var srtpKey: SRTPMasterKey?
+    /// Played out as a participant hears and sees it, or recorded.
+    public var mode: ReceivePipelineMode
 
     /// A configuration receiving `video` and `audio`, feeding back transport-cc every 50 ms
     /// and receiver reports every second.
@@ -69,7 +71,7 @@ public struct ReceivePipelineConfiguration: Sendable {
                 feedbackInterval: TimeDelta = .milliseconds(50), reportInterval: TimeDelta = .seconds(1),
                 ssrc: UInt32 = 0x3000_0001, cname: String = "confer-receiver",
                 ntpClock: NTPClockMapping = NTPClockMapping(unixTimeAtZero: .seconds(1_700_000_000)),
-                srtpKey: SRTPMasterKey? = nil) {
+                srtpKey: SRTPMasterKey? = nil, mode: ReceivePipelineMode = .playout) {
         self.video = video
         self.audio = audio
         self.transportSequenceNumberID = transportSequenceNumberID
@@ -79,5 +81,6 @@ public struct ReceivePipelineConfiguration: Sendable {
         self.cname = cname
         self.ntpClock = ntpClock
         self.srtpKey = srtpKey
+        self.mode = mode
     }
 }

@@ -42,14 +42,21 @@ package final class ReceivePipelineVideoStream {
     private(set) var malformedRetransmissions = 0
     private(set) var paddingReceived = 0
 
-    init(configuration: ReceivePipelineConfiguration.Video, ownSSRC: UInt32) throws {
+    init(configuration: ReceivePipelineConfiguration.Video, mode: ReceivePipelineMode, ownSSRC: UInt32) throws {
         guard configuration.codec.isVideo else {
             throw ReceivePipelineError(.invalidConfiguration, "opus is an audio codec; the video stream needs vp8, vp9 or h264")
         }
         self.configuration = configuration
         self.ownSSRC = ownSSRC
+        var bufferConfiguration = configuration.jitterBuffer
+        if case .recording(let reorderWindow) = mode {
+            // A recorder asks for nothing again and writes every frame as it completes.
+            bufferConfiguration.nackEnabled = false
+            bufferConfiguration.deliversWhenComplete = true
+            bufferConfiguration.reorderWindow = reorderWindow
+        }
         do {
-            jitterBuffer = try VideoJitterBuffer(codec: configuration.codec, configuration: configuration.jitterBuffer)
+            jitterBuffer = try VideoJitterBuffer(codec: configuration.codec, configuration: bufferConfiguration)
         } catch {
             throw ReceivePipelineError(.invalidConfiguration, error.detail)
         }

@@ -48,6 +48,16 @@ public struct VideoJitterBufferConfiguration: Sendable, Hashable {
     public var timingDiscontinuity: TimeDelta
     /// The RTT assumed until ``VideoJitterBuffer/updateRTT(_:)`` is called (libwebrtc's default).
     public var initialRTT: TimeDelta
+    /// Whether every complete frame is delivered as soon as it and the packets before it are
+    /// in, whatever its render time and whether or not its references arrived: a recorder's
+    /// buffer, which reorders and assembles but neither waits nor judges (the decoder then
+    /// decodes on past a loss, as GStreamer's `rtpjitterbuffer ! depay ! dec` does). Keyframes
+    /// are then never requested.
+    public var deliversWhenComplete: Bool
+    /// With ``deliversWhenComplete``, how many newer packets may arrive after a gap before the
+    /// packets missing there are given up (or ``maxLateness`` after the frame behind the gap
+    /// began to arrive, whichever comes first, so the end of a stream drains).
+    public var reorderWindow: Int
 
     /// Settings for a meeting: NACK on, 10 ms render margin, delay capped at 500 ms and 15 frames.
     public init(packetCapacity: Int = 2048, maxPayloadSize: Int = 1500, nackEnabled: Bool = true,
@@ -59,7 +69,7 @@ public struct VideoJitterBufferConfiguration: Sendable, Hashable {
                 maxDelay: TimeDelta = .milliseconds(500), maxDelayFrames: Int = 15,
                 delayDecayTime: TimeDelta = .seconds(1), retransmissionMemory: TimeDelta = .seconds(10),
                 maxLateness: TimeDelta = .milliseconds(300), timingDiscontinuity: TimeDelta = .seconds(2),
-                initialRTT: TimeDelta = .milliseconds(100)) {
+                initialRTT: TimeDelta = .milliseconds(100), deliversWhenComplete: Bool = false, reorderWindow: Int = 16) {
         self.packetCapacity = packetCapacity
         self.maxPayloadSize = maxPayloadSize
         self.nackEnabled = nackEnabled
@@ -76,5 +86,7 @@ public struct VideoJitterBufferConfiguration: Sendable, Hashable {
         self.maxLateness = maxLateness
         self.timingDiscontinuity = timingDiscontinuity
         self.initialRTT = initialRTT
+        self.deliversWhenComplete = deliversWhenComplete
+        self.reorderWindow = reorderWindow
     }
 }

@@ -174,7 +174,7 @@ extension VideoJitterBuffer {
     // MARK: Frames
 
     /// Records the frame `number` completes, if it completes one.
-    private mutating func completeFrame(around number: Int64, timestamp: UInt32, at now: Timestamp) {
+    mutating func completeFrame(around number: Int64, timestamp: UInt32, at now: Timestamp) {
         let span = Int64(packets.capacity)
         var last = number
         while !packets[last].boundaries.isPartitionTail {

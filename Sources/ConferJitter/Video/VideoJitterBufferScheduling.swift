@@ -37,7 +37,8 @@ extension VideoJitterBuffer {
     }
 
     mutating func requestKeyframe(_ reason: KeyframeRequestReason, at now: Timestamp) {
-        guard !hasQueuedKeyframe else { return }
+        // A recorder asks for nothing: it keeps what the sender sends.
+        guard !hasQueuedKeyframe, !configuration.deliversWhenComplete else { return }
         if let request = keyframes.keyframeNeeded(reason, at: now, rtt: rtt) { actions.append(.requestKeyframe(request)) }
     }
 
@@ -66,6 +67,10 @@ extension VideoJitterBuffer {
         while let head = frames.first {
             skipPadding(upTo: head.first)
             let hasGap = head.first > nextSequenceNumber
+            if configuration.deliversWhenComplete {
+                guard deliverWhenComplete(head, hasGap: hasGap, at: now) else { return }
+                continue
+            }
             let renderTime = head.localCapture + currentTarget
             let contiguous = !hasGap && decodability.lastConsumedWasDelivered
             if decodability.isDecodable(head, contiguous: contiguous, afterGap: hasGap) {
@@ -99,6 +104,40 @@ extension VideoJitterBuffer {
             frameWakeup = deadline
             return
         }
+    }
+
+    /// ``VideoJitterBufferConfiguration/deliversWhenComplete``: delivers `head` now unless a
+    /// gap before it may still fill (then false, with the wake-up set for when it is given up).
+    /// True when something was done and the queue is to be looked at again.
+    private mutating func deliverWhenComplete(_ head: VideoFrameRecord, hasGap: Bool, at now: Timestamp) -> Bool {
+        guard hasGap else {
+            deliverHead(renderTime: now, at: now)
+            return true
+        }
+        // The gap may begin with packets of an incomplete frame: what is waited for is the
+        // first packet missing. With none missing, those packets lost their frame's start
+        // before the decode position, and nothing can complete them.
+        var missing = nextSequenceNumber
+        while missing < head.first, packets.isPresent(missing) { missing += 1 }
+        guard missing < head.first else {
+            loseGap(upTo: head.first)
+            return true
+        }
+        let deadline = head.firstArrival + configuration.maxLateness
+        guard newestSequenceNumber - missing >= Int64(max(1, configuration.reorderWindow)) || now >= deadline else {
+            frameWakeup = deadline
+            return false
+        }
+        // Give up the run of missing packets only, then look again at the packet after it: a
+        // frame whose start could not be told while the packet before it was missing (an
+        // H.264 access unit after a lost marker packet) may begin there.
+        var resume = missing + 1
+        while resume < head.first, !packets.isPresent(resume) { resume += 1 }
+        loseGap(upTo: resume)
+        if resume < head.first, !packets[resume].isInFrame, !packets[resume].isPadding {
+            completeFrame(around: resume, timestamp: packets[resume].timestamp, at: now)
+        }
+        return true
     }
 
     /// The index of the last queued keyframe already due, if any.

@@ -5,11 +5,11 @@ import ConferJobs
 /// Where received frames go: decoded to Y4M or WAV/Ogg Opus, or stored as received in
 /// IVF or Annex-B.
 ///
-/// Frame assembly hands it encoded frames to decode (``write(_:)``); lost Opus packets are
-/// then concealed so the audio written keeps time with the RTP timestamps. Behind the jitter
-/// buffers, which decode and conceal themselves, it is made with `decodes: false` and takes
-/// pictures (``write(picture:)``) and 10 ms blocks of played audio (``write(played:concealed:)``);
-/// encoded frames still go to IVF and Annex-B as they are.
+/// Behind the jitter buffers, which decode and conceal themselves, it is made with
+/// `decodes: false` and takes pictures (``write(picture:)``) and 10 ms blocks of played audio
+/// (``write(played:concealed:)``); encoded frames go to IVF and Annex-B as they are. A
+/// recording's Opus packets come encoded (``write(_:)``) to a decoding output: lost packets
+/// are then concealed so the audio written keeps time with the RTP timestamps.
 final class LiveReceiverOutput {
     private enum Sink {
         /// Pictures, decoded here when a decoder is given; the writer is made when the first picture tells the size.
@@ -114,11 +114,13 @@ final class LiveReceiverOutput {
         }
     }
 
-    /// Whether encoded frames are what is written (IVF, Annex-B), not pictures or audio.
-    var storesEncodedFrames: Bool {
+    /// Whether encoded frames have somewhere to go: stored as they are (IVF, Annex-B) or
+    /// decoded here.
+    var takesEncodedFrames: Bool {
         switch sink {
         case .ivf, .annexB: true
-        case .video, .audio: false
+        case .video(let decoder): decoder != nil
+        case .audio(_, let box): box != nil
         }
     }
 

@@ -70,7 +70,7 @@ public struct PayloadBoundaries: Hashable, Sendable {
 /// Reads RTP payloads of one codec back into its bitstream (pion/rtp's `Depacketizer`).
 ///
 /// `parse`, `isPartitionHead` and `isPartitionTail` look at one payload. Frame assembly
-/// (``FrameAssembler``) calls `beginFrame`, then `append` for each payload of the frame in
+/// (ConferJitter's `VideoJitterBuffer`, which finds frames by ``boundaries(of:marker:)``) calls `beginFrame`, then `append` for each payload of the frame in
 /// sequence order, then `endFrame`; those may keep state between payloads (an open H.264
 /// FU-A fragment) and fill the codec's fields of the frame (keyframe flag, VP8/VP9 info,
 /// H.264 NAL unit ranges). None of them allocates once the frame's buffers have grown.
@@ -111,7 +111,7 @@ extension Depacketizer {
     }
 
     /// Reassembles one frame from its payloads, given in sequence order, with the marker
-    /// flags they came with; for tests and tools (frame assembly from packets is ``FrameAssembler``).
+    /// flags they came with; for tests and tools (frame assembly from packets is ConferJitter's `VideoJitterBuffer`).
     public mutating func depacketize(_ payloads: [[UInt8]], timestamp: Timestamp = .zero) throws(PayloadError) -> EncodedFrame {
         var frame = EncodedFrame(codec: Self.codec, timestamp: timestamp)
         beginFrame(&frame)

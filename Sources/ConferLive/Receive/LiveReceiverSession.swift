@@ -4,23 +4,26 @@ import ConferRTP
 import ConferJitter
 import Confer
 
-/// `confer receive` through the jitter buffers: a ``ReceivePipeline`` behind the socket on
-/// the wall clock, as a participant's app would run it.
+/// `confer receive`: a ``ReceivePipeline`` behind the socket on the wall clock, played out
+/// as a participant's app would run it or, without the jitter buffer, recording.
 ///
 /// Datagrams go to the pipeline as they arrive (stamped when the socket task read them);
-/// the pipeline is polled at its ``ReceivePipeline/nextPollTime`` and, for audio, pulled
-/// every 10 ms from the first packet. Pictures are written as they render, played audio as
-/// it plays (leading silence and the synthesis after the stream's end left out, see
+/// the pipeline is polled at its ``ReceivePipeline/nextPollTime`` and, when playing audio
+/// out, pulled every 10 ms from the first packet. Pictures are written as they render, played
+/// audio as it plays (leading silence and the synthesis after the stream's end left out, see
 /// ``TrailingAudio``), and IVF or Annex-B get the encoded frames the jitter buffer delivers.
-/// The pipeline's RTCP — NACK, PLI, transport-cc, receiver reports — goes back from the
-/// listening socket (RTCP multiplexed, RFC 5761) to the address the media comes from; with
-/// a sender that ignores it (FFmpeg, GStreamer) it is simply unanswered.
+/// Recording (``ReceivePipelineMode/recording(reorderWindow:)``), pictures are written as
+/// soon as their frames complete and Opus packets are decoded here as they come, losses
+/// concealed so the file keeps RTP time. When playing out, the pipeline's RTCP — NACK, PLI,
+/// transport-cc, receiver reports — goes back from the listening socket (RTCP multiplexed,
+/// RFC 5761) to the address the media comes from; with a sender that ignores it (FFmpeg,
+/// GStreamer) it is simply unanswered.
 ///
 /// Reception ends after the duration, once no datagram has come for the idle timeout, on
 /// a BYE for the stream, or when the task is cancelled. Whatever the buffers still hold is
 /// then played out in virtual time — as if the stream had paused — so no frame that
 /// arrived is lost to the ending, and the files are completed.
-final class LiveReceiverPlayout {
+final class LiveReceiverSession {
     private let options: LiveReceiverOptions
     private let pipeline: ReceivePipeline
     private let output: LiveReceiverOutput
@@ -48,12 +51,16 @@ final class LiveReceiverPlayout {
 
     init(options: LiveReceiverOptions) throws {
         self.options = options
+        // The pipeline decodes video; a recording's Opus is decoded here, in RTP time.
         let output = try LiveReceiverOutput(path: options.output, codec: options.codec, channels: options.channels,
-                                           frameRate: options.frameRate, threads: options.threads, decodes: false)
+                                           frameRate: options.frameRate, threads: options.threads,
+                                           decodes: !options.usesJitterBuffer && !options.codec.isVideo)
         self.output = output
         let feedback = DatagramQueue(reservingBytes: 16 * 1500, datagrams: 16)
         self.feedback = feedback
-        var configuration = ReceivePipelineConfiguration(srtpKey: options.srtpKey)
+        var configuration = ReceivePipelineConfiguration(
+            srtpKey: options.srtpKey,
+            mode: options.usesJitterBuffer ? .playout : .recording(reorderWindow: options.reorderWindow))
         if options.codec.isVideo {
             configuration.video = .init(
                 codec: options.codec, payloadType: options.effectivePayloadType, rtxPayloadType: options.effectiveRTXPayloadType,
@@ -68,7 +75,7 @@ final class LiveReceiverPlayout {
             configuration: configuration,
             output: { datagram in if sendsFeedback { feedback.append(datagram) } },
             render: { frame in output.writeDeferringErrors(picture: frame.frame, encoded: nil) })
-        if output.storesEncodedFrames {
+        if output.takesEncodedFrames {
             pipeline.encodedFrameHandler = { frame in output.writeDeferringErrors(picture: nil, encoded: frame) }
         }
         played = AudioFrame(silenceOf: AudioJitterBuffer.framesPerPull, channels: options.channels)
@@ -83,7 +90,7 @@ final class LiveReceiverPlayout {
         let wallStart = ContinuousClock.now
         var report = try await UDPSocket.withSocket(bindingTo: options.listen) { socket in
             ready(socket.localPort)
-            let playout = try LiveReceiverPlayout(options: options)
+            let playout = try LiveReceiverSession(options: options)
             let ending = try await RealtimeLoop.run(socket: socket, clock: clock, pool: playout.pool) { event, now in
                 try await playout.handle(event, at: now, socket: socket)
             }
@@ -112,7 +119,7 @@ final class LiveReceiverPlayout {
             if pipeline.counters.rtpPacketsReceived != accepted, feedbackDestination?.address != datagram.source {
                 feedbackDestination = try? UDPSocket.resolve(datagram.source)
             }
-            if nextPull == nil, pipeline.audio?.ssrc != nil { nextPull = arrival }
+            if nextPull == nil, options.usesJitterBuffer, pipeline.audio?.ssrc != nil { nextPull = arrival }
             pool.recycle(datagram.bytes)
         }
         if let due = pipeline.nextPollTime, due <= time { pipeline.poll(at: time) }
@@ -222,13 +229,28 @@ final class LiveReceiverPlayout {
                                 jitterMilliseconds: s.jitterSeconds * 1000)
         }
         let video = statistics.video
-        let audio = statistics.audio
-        let packetsPlayed = audio.map { Int($0.packetsReceived - $0.packetsDiscarded - $0.packetsUndecodable) }
         let counters = pipeline.counters
+        // Opus: the jitter buffer's counts when played out, the recorder's and the decoder's here when recorded.
+        var audioMalformed = 0, audioLate = 0, audioFrames = 0, audioDecoded = 0, audioNotDecoded = 0
+        if let audio = pipeline.audio {
+            if options.usesJitterBuffer {
+                let played = audio.jitterBuffer.statistics
+                audioMalformed = Int(played.packetsUndecodable)
+                audioFrames = Int(played.packetsReceived)
+                audioDecoded = Int(played.packetsReceived - played.packetsDiscarded - played.packetsUndecodable)
+                audioNotDecoded = Int(played.packetsUndecodable)
+            } else {
+                audioMalformed = audio.packetsMalformed
+                audioLate = audio.packetsLate
+                audioFrames = audio.packetsRecorded
+                audioDecoded = output.framesDecoded
+                audioNotDecoded = output.framesNotDecoded
+            }
+        }
         return LiveReceiveReport(
             listen: UDPAddress(host: options.listen.host, port: port).description, output: options.output,
             codec: options.codec.rawValue, payloadType: Int(options.effectivePayloadType),
-            srtpProfile: options.srtpKey?.profile.rawValue, endReason: endReason, jitterBuffer: true,
+            srtpProfile: options.srtpKey?.profile.rawValue, endReason: endReason, jitterBuffer: options.usesJitterBuffer,
             datagrams: counters.datagramsReceived, bytes: counters.bytesReceived, rtcpPackets: counters.rtcpPacketsReceived,
             malformed: counters.malformedPackets, srtpAuthenticationFailures: Int(srtp?.authenticationFailures ?? 0),
             srtpReplays: Int(srtp?.replays ?? 0), srtpOtherFailures: Int(srtp?.otherFailures ?? 0),
@@ -237,12 +259,12 @@ final class LiveReceiverPlayout {
             payloadBytes: pipeline.video?.payloadBytesInserted ?? pipeline.audio?.payloadBytesInserted ?? 0,
             lost: stream?.cumulativeLost ?? 0, duplicates: stream?.duplicates ?? 0, outOfOrder: stream?.outOfOrder ?? 0,
             jitterMilliseconds: stream?.jitterMilliseconds ?? 0,
-            malformedPayloads: video?.packetsMalformed ?? Int(audio?.packetsUndecodable ?? 0),
-            latePackets: video?.packetsLate ?? 0,
-            framesAssembled: video?.framesReceived ?? Int(audio?.packetsReceived ?? 0),
+            malformedPayloads: video?.packetsMalformed ?? audioMalformed,
+            latePackets: video?.packetsLate ?? audioLate,
+            framesAssembled: video?.framesReceived ?? audioFrames,
             framesIncomplete: 0, framesMalformed: 0,
-            framesDecoded: video?.framesDecoded ?? packetsPlayed ?? 0,
-            framesNotDecoded: statistics.decoderFailures + statistics.framesWithoutPicture + Int(audio?.packetsUndecodable ?? 0),
+            framesDecoded: video?.framesDecoded ?? audioDecoded,
+            framesNotDecoded: statistics.decoderFailures + statistics.framesWithoutPicture + audioNotDecoded,
             framesWritten: output.framesWritten, samplesWritten: output.samplesWritten, samplesConcealed: output.samplesConcealed,
             width: output.width, height: output.height, outputBytes: outputBytes, wallSeconds: 0,
             streams: stream.map { [$0] } ?? [], pipeline: statistics,
