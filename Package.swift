@@ -137,7 +137,7 @@ let package = Package(
         .testTarget(name: "ConferRenderTests", dependencies: ["ConferRender", "ConferMedia"], swiftSettings: strict),
         .testTarget(name: "ConferNetTests", dependencies: ["ConferNet", "ConferMedia"], swiftSettings: strict),
         .testTarget(name: "ConferSessionTests", dependencies: ["ConferSession"], swiftSettings: strict),
-        .testTarget(name: "ConferServerTests", dependencies: ["ConferSession", "ConferServer", "ConferClient", "ConferTokens", "ConferCLI",
+        .testTarget(name: "ConferServerTests", dependencies: ["ConferSession", "ConferServer", "ConferClient", "ConferTokens", "ConferCLI", "ConferJobs", "ConferMedia",
                                                               .product(name: "WSClient", package: "swift-websocket"),
                                                               .product(name: "Logging", package: "swift-log")],
                     swiftSettings: strict),

@@ -36,6 +36,8 @@ struct MemberReport: Codable, CommandReport {
     var role: String
     var room: String
     var admitted: Bool
+    /// The member's slot in the room (its SSRCs and, with a synthetic camera, its colour).
+    var slot: UInt32?
     var endReason: String?
     var members: [String]
     var host: String?
@@ -167,6 +169,10 @@ struct MemberSession {
                 return nil
             }
             group.addTask {
+                await InterruptSignal.wait()
+                return nil
+            }
+            group.addTask {
                 for await state in client.connection.values {
                     if case .disconnected(let reason?) = state { return reason }
                 }
@@ -189,6 +195,7 @@ struct MemberSession {
     private func writeReport(log: EventLog, admitted: Bool, end: DisconnectReason?, media: MemberMediaReport?) async throws {
         let snapshot = client.room.current
         let report = MemberReport(identity: client.identity, role: client.claims.role.rawValue, room: client.claims.room, admitted: admitted,
+                                  slot: snapshot?.member(client.identity)?.slot,
                                   endReason: end?.rawValue, members: snapshot?.members.map(\.identity) ?? [], host: snapshot?.host,
                                   eventCounts: await log.counts, messages: snapshot?.messages.map(\.text) ?? [],
                                   approved: await log.approvedIdentities, declined: await log.declinedIdentities,

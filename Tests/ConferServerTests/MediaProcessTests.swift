@@ -1,0 +1,129 @@
+import ConferJobs
+import ConferMedia
+import Foundation
+import Testing
+
+/// Live meetings with media between separate processes: a host compositing on one UDP
+/// socket, participants sending test patterns in their slot's colour and writing the
+/// composite they decode. Wall clock, loopback, generous margins (debug builds on two cores).
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct MediaProcessTests {
+    static let canvas = ["--size", "320x180", "--fps", "15", "--bitrate", "600"]
+
+    /// Decoded frames of a composite the member wrote.
+    func frames(_ path: String) throws -> [VideoFrame] {
+        let reader = try VideoFileReader(path: path)
+        var frames: [VideoFrame] = []
+        while let frame = try reader.next() { frames.append(frame) }
+        return frames
+    }
+
+    /// The fraction of a frame (sampled every 4 pixels) within `tolerance` of `color`.
+    func coverage(of color: YUVColor, in frame: VideoFrame, tolerance: Double = 14) -> Double {
+        var hits = 0, samples = 0
+        for y in stride(from: 0, to: frame.height, by: 4) {
+            let luma = frame.y.row(y), u = frame.u.row(y / 2), v = frame.v.row(y / 2)
+            for x in stride(from: 0, to: frame.width, by: 4) {
+                samples += 1
+                if YUVColor(y: luma[x], u: u[x / 2], v: v[x / 2]).distance(to: color) < tolerance { hits += 1 }
+            }
+        }
+        return Double(hits) / Double(max(samples, 1))
+    }
+
+    func report(_ path: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+    }
+
+    @Test func everyApprovedMemberIsInEveryonesCompositeAndTheDeclinedOneNowhere() async throws {
+        let directory = NSTemporaryDirectory() + "confer-live-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try await TestServer()
+        let host = try server.member("host", token: try await server.token("boss", role: "host"),
+                                     ["--approve", "alice,bob,carol", "--events", "--report", "\(directory)/host.json"] + Self.canvas)
+        #expect(await host.wait(upTo: 20) { $0.eventNames.contains("joined") })
+        var members: [(String, ConferProcess)] = []
+        for name in ["alice", "bob", "carol"] {
+            members.append((name, try server.member("join", token: try await server.token(name),
+                                                    ["--duration", "7", "-o", "\(directory)/\(name).ivf", "--report", "\(directory)/\(name).json"])))
+        }
+        let dave = try server.member("join", token: try await server.token("dave"), ["--report", "\(directory)/dave.json"])
+        #expect(await dave.exitStatus() == 3)
+        let daveReport = try report("\(directory)/dave.json")
+        #expect(daveReport["admitted"] as? Bool == false && daveReport["media"] == nil, "a declined member never sends media")
+
+        var slots: [String: Int] = [:]
+        for (name, process) in members {
+            #expect(await process.exitStatus(timeout: 60) == 0, "\(name): \(process.stderr)")
+            let result = try report("\(directory)/\(name).json")
+            slots[name] = try #require(result["slot"] as? Int)
+            let media = try #require(result["media"] as? [String: Any])
+            #expect((media["audioPacketsReceived"] as? Int ?? 0) >= 100, "\(name) heard the mix")
+            #expect((media["audioPacketsSent"] as? Int ?? 0) >= 200, "\(name) sent its voice")
+        }
+        #expect(Set(slots.values) == [1, 2, 3])
+        for (name, _) in members {
+            let decoded = try frames("\(directory)/\(name).ivf")
+            #expect(decoded.count >= 30, "\(name) decoded \(decoded.count) composites")
+            // Two seconds before the end: at the very end the others are leaving too.
+            let last = decoded[max(0, decoded.count - 30)]
+            #expect(last.width == 320 && last.height == 180)
+            for (other, slot) in slots {
+                let share = coverage(of: TestPalette.color(at: slot - 1), in: last)
+                #expect(share > 0.02, "\(name) sees \(other) (slot \(slot)) on \(share * 100)% of the composite")
+            }
+            #expect(coverage(of: TestPalette.color(at: 3), in: last) < 0.005, "nobody in slot 4's colour")
+        }
+        host.signal(SIGINT)
+        #expect(await host.exitStatus() == 0)
+        let hostReport = try report("\(directory)/host.json")
+        #expect((hostReport["declined"] as? [String]) == ["dave"])
+        let hostMedia = try #require(hostReport["media"] as? [String: Any])
+        #expect((hostMedia["framesSent"] as? Int ?? 0) >= 60)
+        await server.stop()
+    }
+
+    @Test func aKickedMemberLeavesTheCanvasWithinASecondWhileTheOthersGoOn() async throws {
+        let directory = NSTemporaryDirectory() + "confer-kick-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try await TestServer()
+        let host = try server.member("host", token: try await server.token("boss", role: "host"), ["--approve", "all", "--events"] + Self.canvas)
+        #expect(await host.wait(upTo: 20) { $0.eventNames.contains("joined") })
+        let alice = try server.member("join", token: try await server.token("alice"), ["--report", "\(directory)/alice.json"])
+        #expect(await host.wait(upTo: 20) { $0.eventNames.contains("memberJoined") })
+        let bob = try server.member("join", token: try await server.token("bob"),
+                                    ["--events", "--duration", "9", "-o", "\(directory)/bob.ivf", "--report", "\(directory)/bob.json"])
+        // Both on bob's canvas and counted before the kick.
+        #expect(await bob.wait(upTo: 30) { process in
+            process.events.contains { ($0["event"] as? String) == "connectInfo" && ((($0["info"] as? [String: Any])?["framesReceived"] as? Int) ?? 0) > 20 }
+        })
+        #expect((try await server.rooms(["kick", "room", "alice"])).status == 0)
+        #expect(await alice.exitStatus(timeout: 10) == 4)
+        #expect(await bob.exitStatus(timeout: 60) == 0, "bob goes on: \(bob.stderr)")
+
+        let aliceSlot = try #require(try report("\(directory)/alice.json")["slot"] as? Int)
+        let bobSlot = try #require(try report("\(directory)/bob.json")["slot"] as? Int)
+        // Frames bob had decoded when he heard of the kick, from his once-a-second figures.
+        let events = bob.events
+        let leftAt = try #require(events.first { $0["event"] as? String == "memberLeft" }?["t"] as? Double)
+        let samples = events.filter { $0["event"] as? String == "connectInfo" }.compactMap { event -> (Double, Int)? in
+            guard let t = event["t"] as? Double, let frames = (event["info"] as? [String: Any])?["framesReceived"] as? Int else { return nil }
+            return (t, frames)
+        }
+        let after = try #require(samples.first { $0.0 >= leftAt })
+        let decoded = try frames("\(directory)/bob.ivf")
+        // Everything decoded from one second after the kick (and the figure sampled after it) on.
+        let cut = after.1 + 15
+        #expect(decoded.count > cut + 15, "bob went on decoding: \(decoded.count) frames, kick near frame \(after.1)")
+        for (index, frame) in decoded.enumerated().dropFirst(cut) {
+            #expect(coverage(of: TestPalette.color(at: aliceSlot - 1), in: frame) < 0.005, "alice still in frame \(index)")
+            #expect(coverage(of: TestPalette.color(at: bobSlot - 1), in: frame) > 0.02, "bob missing in frame \(index)")
+        }
+        let before = try #require(decoded.dropFirst(max(0, after.1 - 30)).first)
+        #expect(coverage(of: TestPalette.color(at: aliceSlot - 1), in: before) > 0.02, "alice was on the canvas before")
+        host.signal(SIGINT)
+        await server.stop()
+    }
+}
