@@ -4,9 +4,13 @@
 // Modules, imports pointing down only; each target's dependencies below are exactly what its
 // sources import (Scripts/check-imports keeps that true):
 //   ConferCLI         — the `confer` command, one file per command
+//   ConferServer      — the signaling server: rooms hub, member WebSockets, admin API, metrics (Hummingbird)
+//   ConferClient      — a member's side: MeetingClient (signaling, reconnection, observable state), MeetingMedia
+//   ConferTokens      — JWT tokens (jwt-kit)
+//   ConferSession     — the session layer's rules as value types in virtual time, and the wire messages (no I/O)
 //   ConferJobs        — file jobs: transcode, mix, render, snapshot, generate, compare; media files in and out
 //   ConferSimulation  — virtual-time runs: `confer simulate`, `confer meeting`
-//   ConferLive        — pipelines behind real UDP sockets on the wall clock: `confer send`, `confer receive`
+//   ConferLive        — pipelines behind real UDP sockets on the wall clock: `confer send`, `confer receive`, live meetings
 //   Confer            — the pipelines: Send/, Receive/, Host/ (synchronous, time-driven, no I/O)
 //   ConferMixer (compositor, audio mixer)  ConferRender (frame pacer)  ConferJitter (jitter buffers,
 //   loss recovery)  ConferCongestion (bandwidth estimation)  ConferNet (UDP, SDP, network model)
@@ -15,6 +19,7 @@
 //   ConferCodecs      — Opus, VP8, VP9, H.264, and the files that need them to be read (Ogg Opus, probe)
 //   ConferMedia       — frames, pools, clocks, containers, scaling, metrics
 //   CShims/*          — one module map per system library
+// Apps that only need media link Confer, ConferLive or below and none of the server's packages.
 import PackageDescription
 
 /// A system library wrapped by one module map under `CShims/`.
@@ -94,7 +99,7 @@ let package = Package(
         .target(name: "ConferSimulation", dependencies: ["Confer", "ConferJobs", "ConferMedia", "ConferCodecs", "ConferRTP", "ConferSRTP",
                                                            "ConferNet", "ConferMixer", "ConferJitter", "ConferRender"], swiftSettings: strict),
         .target(name: "ConferLive", dependencies: ["Confer", "ConferJobs", "ConferMedia", "ConferCodecs", "ConferRTP", "ConferSRTP",
-                                                     "ConferNet", "ConferJitter"], swiftSettings: strict),
+                                                     "ConferNet", "ConferJitter", "ConferMixer"], swiftSettings: strict),
         .target(name: "ConferSession", swiftSettings: strict),
         .target(name: "ConferTokens", dependencies: ["ConferSession", .product(name: "JWTKit", package: "jwt-kit")], swiftSettings: strict),
         .target(
@@ -113,9 +118,9 @@ let package = Package(
         ),
         .target(
             name: "ConferClient",
-            dependencies: ["ConferSession", "Confer", "ConferLive", "ConferMedia", "ConferCodecs", "ConferRTP", "ConferSRTP", "ConferNet",
-                           "ConferMixer",
+            dependencies: ["ConferSession", "ConferLive", "ConferMedia", "ConferNet", "ConferMixer",
                            .product(name: "WSClient", package: "swift-websocket"),
+                           .product(name: "NIOSSL", package: "swift-nio-ssl"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),

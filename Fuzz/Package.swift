@@ -12,7 +12,7 @@ let names = ((try? FileManager.default.contentsOfDirectory(atPath: here.appendin
     .sorted()
 
 let confer: [Target.Dependency] = ["Confer", "ConferMedia", "ConferCodecs", "ConferRTP", "ConferSRTP", "ConferMixer",
-                                    "ConferJitter", "ConferNet"].map { .product(name: $0, package: "Confer") }
+                                    "ConferJitter", "ConferNet", "ConferSession"].map { .product(name: $0, package: "Confer") }
 
 let package = Package(
     name: "ConferFuzz",

@@ -64,7 +64,9 @@ public enum LiveMeetingHost {
         private var members: [String: Member] = [:]
         private var byAddress: [UDPAddress: Member] = [:]
         private var nextFigures: Timestamp
-        private var lastFigures: (time: Timestamp, sent: Int, received: [String: Int])?
+        private var lastFigures: (time: Timestamp, sent: Int, received: [String: Int], audioSent: Int, audioReceived: Int)?
+        /// What members that have left sent and received, so the run's totals keep them.
+        private var departed = LiveMeetingControl.Figures()
         private(set) var unknownDatagrams = 0
 
         init(configuration: LiveMeetingHostConfiguration, control: LiveMeetingControl) throws {
@@ -141,6 +143,7 @@ public enum LiveMeetingHost {
 
         private func remove(_ member: Member, at now: Timestamp) {
             if let address = member.address { byAddress.removeValue(forKey: address) }
+            if member.added, let participant = host.statistics.participants[member.id] { Self.add(participant, to: &departed) }
             if member.added { host.removeParticipant(member.id, at: now) }
             member.added = false
         }
@@ -148,21 +151,12 @@ public enum LiveMeetingHost {
         func figures() -> LiveMeetingControl.Figures {
             let now = clock.now
             let statistics = host.statistics
-            var figures = LiveMeetingControl.Figures()
+            var figures = departed
             var received: [String: Int] = [:]
-            var audioSent = 0
-            var audioReceived = 0
             for member in members.values {
                 guard let participant = statistics.participants[member.id] else { continue }
                 received[member.identity] = participant.framesReceived
-                audioSent += participant.audioPacketsSent
-                audioReceived += Int(participant.receive.audio?.packetsReceived ?? 0)
-                figures.bytesSent += participant.videoBytesSent + participant.audioBytesSent
-                figures.bytesReceived += participant.receive.bytesReceived
-                figures.packetsLost += (participant.receive.video?.packetsLost ?? 0) + Int(participant.receive.audio?.packetsLost ?? 0)
-                figures.receiveWidth = max(figures.receiveWidth, participant.frameWidth)
-                figures.receiveHeight = max(figures.receiveHeight, participant.frameHeight)
-                if let rtt = participant.roundTripTime { figures.roundTripMilliseconds = max(figures.roundTripMilliseconds ?? 0, rtt * 1000) }
+                Self.add(participant, to: &figures)
             }
             if let last = lastFigures {
                 let seconds = max((now - last.time).seconds, 1e-3)
@@ -170,15 +164,27 @@ public enum LiveMeetingHost {
                 for (identity, frames) in received { figures.members[identity] = Double(frames - (last.received[identity] ?? 0)) / seconds }
                 let rates = figures.members.values
                 figures.receiveFrameRate = rates.isEmpty ? 0 : rates.reduce(0, +) / Double(rates.count)
+                figures.audioPacketsSentPerSecond = Double(figures.audioPacketsSent - last.audioSent) / seconds
+                figures.audioPacketsReceivedPerSecond = Double(figures.audioPacketsReceived - last.audioReceived) / seconds
             }
-            lastFigures = (now, statistics.videoFramesSent, received)
+            lastFigures = (now, statistics.videoFramesSent, received, figures.audioPacketsSent, figures.audioPacketsReceived)
             figures.framesSent = statistics.videoFramesSent
-            figures.framesReceived = received.values.reduce(0, +)
-            figures.audioPacketsSent = audioSent
-            figures.audioPacketsReceived = audioReceived
             figures.speaking = statistics.activeSpeaker != nil
             figures.seconds = now.seconds
             return figures
+        }
+
+        /// Adds one member's totals (what the host received from it and sent it) to `figures`.
+        private static func add(_ participant: HostParticipantStatistics, to figures: inout LiveMeetingControl.Figures) {
+            figures.framesReceived += participant.framesReceived
+            figures.audioPacketsSent += participant.audioPacketsSent
+            figures.audioPacketsReceived += Int(participant.receive.audio?.packetsReceived ?? 0)
+            figures.bytesSent += participant.videoBytesSent + participant.audioBytesSent
+            figures.bytesReceived += participant.receive.bytesReceived
+            figures.packetsLost += (participant.receive.video?.packetsLost ?? 0) + Int(participant.receive.audio?.packetsLost ?? 0)
+            figures.receiveWidth = max(figures.receiveWidth, participant.frameWidth)
+            figures.receiveHeight = max(figures.receiveHeight, participant.frameHeight)
+            if let rtt = participant.roundTripTime { figures.roundTripMilliseconds = max(figures.roundTripMilliseconds ?? 0, rtt * 1000) }
         }
     }
 }
