@@ -25,6 +25,8 @@ let package = Package(
         .package(name: "Confer", path: ".."),
         // 1.38.1 resolves here only with the MallocInterposer trait (see ../shared/STYLE.md).
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: ["CodecBenchmarks", "MediaBenchmarks", "MixerBenchmarks", "RenderBenchmarks", "JitterBenchmarks", "RTPBenchmarks", "SRTPBenchmarks",
               "SimulationBenchmarks", "HostScaleBenchmarks", "HostBenchmarks"].map { name in
@@ -60,6 +62,32 @@ let package = Package(
             name: "HostScale",
             dependencies: ["HostScaleKit"],
             path: "Tools/HostScale",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // Glass to glass in a live meeting on loopback (run by peers/meeting-latency.sh).
+        .executableTarget(
+            name: "MeetingLatency",
+            dependencies: [
+                .product(name: "ConferLive", package: "Confer"),
+                .product(name: "ConferMedia", package: "Confer"),
+                .product(name: "ConferMixer", package: "Confer"),
+                .product(name: "ConferNet", package: "Confer"),
+                .product(name: "ConferSRTP", package: "Confer"),
+            ],
+            path: "Tools/MeetingLatency",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // Signaling load: many members in many rooms joining, chatting and leaving against one
+        // `confer serve` (run by peers/signal-load.sh).
+        .executableTarget(
+            name: "SignalLoad",
+            dependencies: [
+                .product(name: "ConferSession", package: "Confer"),
+                .product(name: "ConferTokens", package: "Confer"),
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tools/SignalLoad",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
     ]

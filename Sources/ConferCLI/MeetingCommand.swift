@@ -60,6 +60,8 @@ struct MeetingCommand: ParsableCommand {
     var audioOut = "/tmp/confer-meeting/mix.wav"
     @Option(help: ArgumentHelp("Also write the full report as JSON to this file.", valueName: "REPORT.json"))
     var report = "/tmp/confer-meeting/report.json"
+    @Option(help: ArgumentHelp("The host kicks participant N at S seconds (repeatable).", valueName: "N@S"))
+    var kick: [String] = []
     @OptionGroup var outputOptions: OutputOptions
 
     func validate() throws {
@@ -81,11 +83,18 @@ struct MeetingCommand: ParsableCommand {
         let downlink = network.conditions()
         var uplink = downlink
         uplink.bandwidth = nil
-        let options = MeetingOptions(
+        var options = MeetingOptions(
             participants: inputs.isEmpty ? participants : inputs.count, videoInputs: inputs, audioInputs: audioInputs,
             duration: .seconds(duration), uplink: uplink, downlink: downlink, layout: try MixLayout(argument: layout),
             codec: codec, canvasWidth: size.width, canvasHeight: size.height, frameRate: fps,
             compositeBitrate: bitrate * 1000, srtp: !noSRTP, drawBudget: budget, refreshRate: refresh, seed: network.seed)
+        options.kicks = try kick.map { text in
+            let parts = text.split(separator: "@")
+            guard parts.count == 2, let member = Int(parts[0]), let seconds = Double(parts[1]), member >= 1, seconds >= 0 else {
+                throw ValidationError("--kick takes PARTICIPANT@SECONDS, e.g. 2@3.5 (got \(text))")
+            }
+            return (member: member - 1, at: .seconds(seconds))
+        }
         try options.validate()
         return options
     }
@@ -141,6 +150,9 @@ struct MeetingCommandReport: CommandReport {
         lines.append("  network each way: \(fixed(Double(up.delay.microseconds) / 1000, 0)) ms"
                      + ", jitter \(fixed(Double(up.jitter.amount.microseconds) / 1000, 0)) ms, loss \(fixed(up.loss * 100, 1)) %"
                      + (r.downlinkConditions.bandwidth.map { ", downlink cap \($0 / 1000) kbit/s" } ?? ""))
+        let admitted = r.session.filter { $0.event == "joinRequestEnded" && $0.detail == "approved" }.count
+        let left = r.session.filter { $0.event == "memberLeft" }.map { "\($0.identity) (\($0.detail ?? "")) at \(fixed($0.time, 1)) s" }
+        lines.append("  room: \(admitted) join requests approved by the host" + (left.isEmpty ? "" : "; left: " + left.joined(separator: ", ")))
         lines.append("  host: \(fixed(r.hostSendFrameRate, 1)) fps sent, keyframes \(r.host.keyFramesEncoded) "
                      + "for \(r.host.keyframeRequestsReceived) requests, audio encoders at most \(r.host.maximumAudioEncodersInUse)")
         var rows = [["member", "sends", "host gets", "up kB / lost", "down kB / lost", "streams v+a", "recv fps", "resolution",

@@ -119,6 +119,14 @@ struct MemberSession {
         let media = options.map { MeetingMedia(client: client, options: $0) }
         await media?.start()
         let figures = Task { await Self.printFigures(client: client, media: media, printer: printer) }
+        let firstFrame = Task {
+            guard let media else { return }
+            for await time in media.firstFrame.values where time != nil {
+                printer.print("firstFrame", ["identity": client.identity])
+                printer.note("first composite frame decoded")
+                return
+            }
+        }
         if let cutSignalingAfter {
             Task {
                 try await Task.sleep(for: .milliseconds(Int64(cutSignalingAfter * 1000)))
@@ -129,6 +137,7 @@ struct MemberSession {
 
         let end = await Self.waitForEnd(client: client, duration: duration)
         figures.cancel()
+        firstFrame.cancel()
         var report: MemberMediaReport?
         if let media { report = MemberMediaReport(await media.stop(), output: options?.videoOutput) }
         if end == nil { await client.leave() }

@@ -14,6 +14,8 @@ import Synchronization
 public actor MeetingMedia {
     /// This member's live figures, current value first.
     public nonisolated let connectInfo = ObservedValue<ConnectInfo?>(nil)
+    /// When the first composite was rendered (a participant), nil until then.
+    public nonisolated let firstFrame = ObservedValue<SessionTime?>(nil)
 
     private let client: MeetingClient
     private let options: MeetingMediaOptions
@@ -184,6 +186,10 @@ public actor MeetingMedia {
         configuration.videoOutput = options.videoOutput
         configuration.audioOutput = options.audioOutput
         configuration.bindHost = options.bindHost
+        let firstFrame = firstFrame
+        configuration.onRender = { _, _ in
+            firstFrame.update { if $0 == nil { $0 = SessionTime.now() } }
+        }
         let control = LiveMeetingControl()
         self.control = control
         runningFor = hostMedia

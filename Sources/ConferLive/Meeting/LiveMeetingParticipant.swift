@@ -1,4 +1,4 @@
-import ConferMedia
+public import ConferMedia
 public import ConferNet
 import Confer
 import ConferJobs
@@ -36,6 +36,11 @@ public struct LiveMeetingParticipantConfiguration: Sendable {
     public var audioOutput: String?
     /// The address to bind (loopback by default).
     public var bindHost = "127.0.0.1"
+    /// Told each captured picture's index (the synthetic camera draws it as its frame
+    /// counter) and when it was captured, for latency measurements.
+    public var onCapture: (@Sendable (Int, ContinuousClock.Instant) -> Void)?
+    /// Told each composite rendered and when, for latency measurements.
+    public var onRender: (@Sendable (VideoFrame, ContinuousClock.Instant) -> Void)?
 
     /// A member in `slot` sending to `host` with these keys.
     public init(plan: LiveMeetingPlan, host: UDPAddress, slot: UInt32, uplinkKey: [UInt8], downlinkKey: [UInt8]) {
@@ -91,6 +96,7 @@ public enum LiveMeetingParticipant {
         private var nextFigures: Timestamp
         private var lastRTT: TimeDelta?
         private var meter = FigureMeter()
+        private var captured = 0
 
         init(configuration: LiveMeetingParticipantConfiguration, control: LiveMeetingControl) throws {
             self.configuration = configuration
@@ -156,6 +162,8 @@ public enum LiveMeetingParticipant {
                 while nextCapture <= now {
                     var frame = try camera.next()
                     frame.timestamp = nextCapture
+                    configuration.onCapture?(captured, ContinuousClock.now)
+                    captured += 1
                     try sender.sendVideo(frame, at: now)
                     nextCapture = nextCapture + interval
                 }
@@ -204,6 +212,7 @@ public enum LiveMeetingParticipant {
         private func takeRendered() throws {
             for frame in rendered.takeEncoded() { try composite?.write(encoded: frame) }
             for frame in rendered.take() {
+                configuration.onRender?(frame.frame, ContinuousClock.now)
                 meter.rendered(frame.frame.width, frame.frame.height)
                 try composite?.write(picture: frame.frame)
             }

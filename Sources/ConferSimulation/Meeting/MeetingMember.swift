@@ -5,6 +5,7 @@ import ConferMixer
 import ConferSRTP
 import Confer
 import ConferRTP
+import ConferSession
 
 /// What a participant saw of the host's streams: pictures rendered, their size, and which
 /// streams (SSRCs) arrived. A class so the receive pipeline's render closure can fill it.
@@ -73,14 +74,15 @@ final class MeetingMember {
     private var lastRTT: TimeDelta?
 
     init(index: Int, camera: CameraSource, microphone: MicrophoneSource, options: MeetingOptions,
-         hostStreams: ReceivePipelineConfiguration, random: inout SeededRandom) throws {
+         hostStreams: ReceivePipelineConfiguration, grant: MediaGrant) throws {
         self.index = index
         id = ParticipantID(UInt32(index + 1))
         self.camera = camera
         self.microphone = microphone
         path = MeetingPath(uplink: options.uplink, downlink: options.downlink, seed: options.seed &+ UInt64(index) &* 0x1000_0001)
-        uplinkKey = options.srtp ? SRTPMasterKey.random(profile: .aes128CmHmacSha1_80, using: &random) : nil
-        downlinkKey = options.srtp ? SRTPMasterKey.random(profile: .aes128CmHmacSha1_80, using: &random) : nil
+        // The keys the room handed out on admission, as a live member gets them.
+        uplinkKey = options.srtp ? try SRTPMasterKey(profile: .aes128CmHmacSha1_80, keyingMaterial: grant.uplinkKey) : nil
+        downlinkKey = options.srtp ? try SRTPMasterKey(profile: .aes128CmHmacSha1_80, keyingMaterial: grant.downlinkKey) : nil
         let base = UInt32(index) << 4
         let lossPercent = Int((options.uplink.expectedLossRate * 100).rounded(.up))
         let sendConfiguration = SendPipelineConfiguration(

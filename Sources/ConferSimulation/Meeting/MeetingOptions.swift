@@ -46,6 +46,8 @@ public struct MeetingOptions: Sendable {
     public var talkTurn: TimeDelta
     /// Seeds every random choice: the same options give the same meeting.
     public var seed: UInt64
+    /// Members the host kicks, by index from 0, and when.
+    public var kicks: [(member: Int, at: TimeDelta)] = []
 
     /// A meeting of `participants` synthetic members for 10 s on a clean 25 ms path, a
     /// 1280×720 30 fps VP8 grid, SRTP on, a 120 draws/s renderer at 60 Hz.
@@ -84,6 +86,9 @@ public struct MeetingOptions: Sendable {
     /// Throws a ``JobError`` naming the first option out of range.
     public func validate() throws {
         guard (1 ... 64).contains(memberCount) else { throw JobError(.invalidOptions, "a meeting has 1…64 participants, not \(memberCount)") }
+        for kick in kicks where !(0 ..< memberCount).contains(kick.member) || kick.at < .zero {
+            throw JobError(.invalidOptions, "a kick names participant \(kick.member + 1) at \(kick.at.seconds) s: there are \(memberCount)")
+        }
         guard audioInputs.count <= memberCount else {
             throw JobError(.invalidOptions, "\(audioInputs.count) audio inputs for \(memberCount) participants: give at most one each")
         }

@@ -83,6 +83,18 @@ public struct MeetingReport: Codable, Sendable {
     }
 
     /// A moment of the meeting, once a second.
+    /// One thing the host heard from the room: join requests, approvals, members joining and leaving.
+    public struct SessionEvent: Codable, Sendable, Hashable {
+        /// Seconds into the meeting.
+        public var time: Double
+        /// The event's name, as `--events` prints it.
+        public var event: String
+        /// The member it concerns.
+        public var identity: String
+        /// The outcome, reason or slot.
+        public var detail: String?
+    }
+
     public struct Sample: Codable, Sendable {
         /// Seconds since the start.
         public var time: Double
@@ -138,4 +150,6 @@ public struct MeetingReport: Codable, Sendable {
     public var mixSeconds: Double
     /// Once a second.
     public var timeline: [Sample]
+    /// The room's events as the host heard them (the same state machine the server runs).
+    public var session: [SessionEvent] = []
 }

@@ -32,6 +32,13 @@ final class MeetingRun {
     private var timeline: [MeetingReport.Sample] = []
     private var lastSampleHostFrames = 0
     private var lastSampleRendered = 0
+    private let session: MeetingSession
+    /// Kicks still to come, earliest first.
+    private var kicks: [(member: Int, at: Timestamp)]
+    /// Members the host has kicked: they neither send nor receive any more.
+    private var gone: Set<Int> = []
+    /// The members still in the meeting, in order.
+    private var live: [MeetingMember]
 
     static let compositeStream = StreamID(0)
     static let selfViewStream = StreamID(1)
@@ -58,7 +65,9 @@ final class MeetingRun {
         hostConfiguration.seed = options.seed
         host = try HostPipeline(configuration: hostConfiguration)
 
-        var random = SeededRandom(seed: options.seed)
+        let session = try MeetingSession(participants: count, seed: options.seed)
+        self.session = session
+        kicks = options.kicks.sorted { $0.at < $1.at }.map { (member: $0.member, at: Timestamp.zero + $0.at) }
         let schedule = TalkSchedule(members: count, turn: options.talkTurn)
         var members: [MeetingMember] = []
         for index in 0 ..< count {
@@ -70,9 +79,10 @@ final class MeetingRun {
                 ? try MicrophoneSource(path: options.audioInputs[index])
                 : MicrophoneSource(member: index, schedule: schedule, seed: options.seed &+ UInt64(index))
             members.append(try MeetingMember(index: index, camera: camera, microphone: microphone, options: options,
-                                             hostStreams: host.participantReceiveConfiguration, random: &random))
+                                             hostStreams: host.participantReceiveConfiguration, grant: session.grants[index]))
         }
         self.members = members
+        live = members
         if composite?.takesEncodedFrames == true {
             let reception = members[0].reception
             members[0].receiver.encodedFrameHandler = { reception.pendingEncoded.append($0) }
@@ -81,7 +91,8 @@ final class MeetingRun {
             let path = member.path
             var receive = ReceivePipelineConfiguration(
                 video: .init(codec: options.codec), audio: .init(), srtpKey: member.uplinkKey)
-            receive.ssrc = 0x4000_0001 + UInt32(member.index) << 4
+            // Not 0x4000_0001 + index << 4: for the first member that was the composite's own SSRC.
+            receive.ssrc = 0x6000_0001 + UInt32(member.index) << 4
             try host.addParticipant(member.id, configuration: HostParticipantConfiguration(receive: receive, srtpKey: member.downlinkKey),
                                     at: .zero, output: { path.sendDown($0) })
         }
@@ -119,7 +130,7 @@ final class MeetingRun {
         func consider(_ time: Timestamp?) {
             if let time, time < next { next = time }
         }
-        for member in members {
+        for member in live {
             if member.nextCapture < mediaEnd { consider(member.nextCapture) }
             consider(member.path.nextDeliveryTime)
             consider(member.nextPollTime)
@@ -128,39 +139,49 @@ final class MeetingRun {
         consider(pacer.schedule.deadline(ofTick: refreshTick))
         consider(nextSpeakingSample)
         consider(nextSample)
+        consider(kicks.first?.at)
         return next
     }
 
     /// Does everything due at `now`.
     private func step() throws {
-        for member in members {
+        while let kick = kicks.first, kick.at <= now {
+            kicks.removeFirst()
+            // The room decides; the media follows what it decided.
+            if session.kick(kick.member, at: now), !gone.contains(kick.member) {
+                gone.insert(kick.member)
+                host.removeParticipant(members[kick.member].id, at: now)
+                live.removeAll { $0.index == kick.member }
+            }
+        }
+        for member in live {
             while let delivery = member.path.uplink.nextDelivery(until: now) {
                 delivery.payload.withUnsafeBytes { host.receive($0, from: member.id, at: now) }
             }
         }
-        for member in members {
+        for member in live {
             while let delivery = member.path.downlink.nextDelivery(until: now) {
                 member.receiveFromHost(delivery.payload, at: now)
             }
         }
         try takeRendered()
-        for member in members where member.nextCapture <= now && member.nextCapture < mediaEnd {
+        for member in live where member.nextCapture <= now && member.nextCapture < mediaEnd {
             let frame = try member.captureVideo(at: now)
             if member.index == 0 { pacer.submit(stream: Self.selfViewStream, frame: frame) }
         }
         if audioTick <= now {
-            for member in members {
+            for member in live {
                 if audioTick < mediaEnd { try member.captureAudio(at: audioTick) }
                 member.receiver.pullAudio(at: audioTick, into: &member.audioOut)
             }
-            if let mix {
+            if let mix, !gone.contains(0) {
                 try mix.write(members[0].audioOut)
                 mixFrames += members[0].audioOut.frameCount
             }
             audioTick = audioTick + .milliseconds(10)
         }
         if let due = host.nextPollTime, due <= now { try host.poll(at: now) }
-        for member in members { member.poll(at: now) }
+        for member in live { member.poll(at: now) }
         try takeRendered()
         while pacer.schedule.deadline(ofTick: refreshTick) <= now {
             pacer.refresh(at: pacer.schedule.deadline(ofTick: refreshTick))
@@ -196,6 +217,7 @@ final class MeetingRun {
     }
 
     private func sample() {
+        session.tick(at: now)
         let hostFrames = host.statistics.videoFramesSent
         let rendered = members[0].reception.framesRendered
         timeline.append(MeetingReport.Sample(
@@ -249,6 +271,6 @@ final class MeetingRun {
             simulatedSeconds: end.seconds, wallSeconds: wallSeconds, speed: end.seconds / wallSeconds,
             hostSendFrameRate: Double(hostStatistics.videoFramesSent) / end.seconds, host: hostStatistics, members: members,
             renderer: pacer.statistics(), compositeFile: nil, compositeFramesWritten: composite?.framesWritten ?? 0, mixFile: nil,
-            mixSeconds: Double(mixFrames) / Double(conferSampleRate), timeline: timeline)
+            mixSeconds: Double(mixFrames) / Double(conferSampleRate), timeline: timeline, session: session.events)
     }
 }

@@ -156,3 +156,26 @@ import ConferNet
         #expect(throws: (any Error).self) { try MeetingCommand.parse(arguments) }
     }
 }
+
+@Suite struct MeetingSessionTests {
+    /// The virtual-time meeting goes through the room's state machine: every participant asks,
+    /// the host approves, keys and slots come from the room, a kick is the room's kick — and
+    /// the same seed gives the same meeting, session and all.
+    @Test func joinsApprovalsAndAKickAreTheRoomsAndRepeatForASeed() throws {
+        var options = MeetingOptions(participants: 3, duration: .seconds(3), canvasWidth: 320, canvasHeight: 180, cameraWidth: 160,
+                                     cameraHeight: 90, seed: 5)
+        options.kicks = [(member: 1, at: .seconds(1))]
+        let first = try Meeting.run(options: options)
+        let second = try Meeting.run(options: options)
+        #expect(first.session == second.session)
+        #expect(first.session.filter { $0.event == "joinRequested" }.map(\.identity) == ["participant-1", "participant-2", "participant-3"])
+        #expect(first.session.filter { $0.event == "joinRequestEnded" }.allSatisfy { $0.detail == "approved" })
+        #expect(first.session.filter { $0.event == "memberJoined" }.map(\.detail) == ["slot 1", "slot 2", "slot 3"])
+        let left = try #require(first.session.first { $0.event == "memberLeft" })
+        #expect(left.identity == "participant-2" && left.detail == "kicked" && left.time == 1)
+        // The kicked member stopped at one second; the others went on for three.
+        #expect(first.members[1].framesSent <= 32 && first.members[1].framesSent >= 25)
+        #expect(first.members[0].framesSent >= 85 && first.members[2].framesSent >= 85)
+        #expect(first.host.participants.count == 2)
+    }
+}
