@@ -88,8 +88,18 @@ struct SignalingProcessTests {
         let server = try await TestServer()
         let host = try server.member("host", token: try await server.token("boss", role: "host"), ["--approve", "all", "--events"])
         #expect(await host.wait(upTo: 20) { $0.eventNames.contains("joined") })
-        let alice = try server.member("join", token: try await server.token("alice"), ["--events", "--duration", "3", "--cut-signaling-after", "0.5"])
+        let alice = try server.member("join", token: try await server.token("alice"),
+                                      ["--events", "--duration", "4", "--cut-signaling-after", "1.5"])
         #expect(await alice.exitStatus() == 0, "\(alice.stderr)")
+        // Media went on through the cut: the composite kept arriving in every second's figures after it.
+        let cutAt = try #require(alice.events.first { $0["event"] as? String == "connection" && $0["state"] as? String == "reconnecting" }?["t"] as? Double)
+        let frames = alice.events.filter { $0["event"] as? String == "connectInfo" }.compactMap { event -> (Double, Int)? in
+            guard let t = event["t"] as? Double, let frames = (event["info"] as? [String: Any])?["framesReceived"] as? Int else { return nil }
+            return (t, frames)
+        }
+        let before = try #require(frames.last { $0.0 <= cutAt })
+        let after = try #require(frames.last)
+        #expect(after.0 - before.0 >= 1.5 && after.1 - before.1 >= 15, "frames \(before) → \(after) across the cut")
         let states = alice.events.filter { $0["event"] as? String == "connection" }.compactMap { $0["state"] as? String }
         #expect(states == ["connecting", "connected", "reconnecting", "reconnected", "disconnected"])
         #expect(alice.eventNames.filter { $0 == "joined" }.count == 2, "resynchronized with a snapshot")

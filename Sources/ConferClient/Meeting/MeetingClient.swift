@@ -19,6 +19,7 @@ public actor MeetingClient {
     private let configuration: MeetingClientConfiguration
     private let url: String
     private let tls: TLSConfiguration?
+    private let sniHostname: String?
     private let logger: Logger
     private var machine: ConnectionStateMachine
     private var link: SignalLink?
@@ -30,6 +31,7 @@ public actor MeetingClient {
     private var admitted = false
     private var leaving = false
     private var everConnected = false
+    private var lastError: String?
 
     /// A client for `configuration`; fails when the URL or token cannot be used.
     public init(configuration: MeetingClientConfiguration, logger: Logger = Logger(label: "confer.client")) throws(MeetingClientError) {
@@ -37,6 +39,7 @@ public actor MeetingClient {
         claims = try configuration.unverifiedClaims()
         let (url, secure) = try configuration.signalURL()
         self.url = url
+        var sni: String?
         if secure {
             var tls = TLSConfiguration.makeClientConfiguration()
             if let path = configuration.trustedCertificates {
@@ -44,10 +47,21 @@ public actor MeetingClient {
                     throw .invalidConfiguration("cannot read the certificates in \(path): \(error)")
                 }
             }
+            if configuration.hostIsIPAddress {
+                // TLS cannot name an IP address in SNI (NIOSSL refuses it). With the server's
+                // certificate pinned by --trust, the chain check against it is what proves the
+                // server; without one there would be nothing to check the address against.
+                guard configuration.trustedCertificates != nil else {
+                    throw .invalidConfiguration("a wss:// server by IP address needs its certificate given to trust (--trust), or use its host name")
+                }
+                tls.certificateVerification = .noHostnameVerification
+                sni = "confer-server"
+            }
             self.tls = tls
         } else {
             tls = nil
         }
+        sniHostname = sni
         self.logger = logger
         machine = ConnectionStateMachine(grace: configuration.reconnectGrace)
     }
@@ -130,11 +144,12 @@ public actor MeetingClient {
             var code: UInt16?
             var connected = true
             do {
-                code = try await link.run(url: url, tls: tls, logger: logger) { [weak self] message in
+                code = try await link.run(url: url, tls: tls, sniHostname: sniHostname, logger: logger) { [weak self] message in
                     await self?.receive(message, on: link)
                 }
             } catch {
                 connected = false
+                lastError = "\(error)"
                 logger.debug("signaling connection failed: \(error)")
             }
             self.link = nil
@@ -147,7 +162,7 @@ public actor MeetingClient {
                 return
             }
             if !connected, !everConnected {
-                failWaiters(MeetingClientError.unreachable("no WebSocket at \(url)"))
+                failWaiters(MeetingClientError.unreachable("no WebSocket at \(url) (\(lastError ?? "closed"))"))
                 machine.ended(.timedOut)
                 publishState()
                 room.finish()

@@ -35,6 +35,15 @@ public struct MeetingClientConfiguration: Sendable {
         throw .invalidConfiguration("the server URL must start with http://, https://, ws:// or wss:// (got \(server))")
     }
 
+    /// Whether the server URL names its host by an IPv4 or IPv6 address.
+    var hostIsIPAddress: Bool {
+        guard let schemeEnd = server.firstRange(of: "://") else { return false }
+        var host = server[schemeEnd.upperBound...].prefix { $0 != "/" }
+        if host.hasPrefix("[") { return true }
+        if let colon = host.lastIndex(of: ":") { host = host[..<colon] }
+        return !host.isEmpty && host.allSatisfy { $0.isNumber || $0 == "." }
+    }
+
     /// The token's claims, read without checking the signature (the server checks it): the
     /// client needs the room to ask for.
     func unverifiedClaims() throws(MeetingClientError) -> TokenClaims {

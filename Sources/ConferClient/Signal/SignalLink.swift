@@ -23,10 +23,10 @@ final class SignalLink: Sendable {
     func cut() { outgoing.finish() }
 
     /// Connects and runs until the connection ends. Throws when it could not connect.
-    func run(url: String, tls: TLSConfiguration?, logger: Logger,
+    func run(url: String, tls: TLSConfiguration?, sniHostname: String? = nil, logger: Logger,
              receive: @escaping @Sendable (ServerMessage) async -> Void) async throws -> UInt16? {
         let stream = stream
-        let configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 20)
+        let configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 20, sniHostname: sniHostname)
         let close = try await WebSocketClient.connect(url: url, configuration: configuration, tlsConfiguration: tls,
                                                       logger: logger) { inbound, outbound, _ in
             try await withThrowingTaskGroup(of: Void.self) { group in
