@@ -18,6 +18,8 @@ struct JoinCommand: AsyncParsableCommand {
     var token: String
     @Option(help: "A recorded camera to send (.y4m, .ivf, .h264), looped; a test pattern in the member's colour otherwise.")
     var input: String?
+    @Option(help: "The synthetic camera's size, WIDTHxHEIGHT.")
+    var cameraSize = VideoSize(width: 320, height: 180)
     @Option(help: "A recorded voice to send (.wav, .opus); a tone in turns otherwise.")
     var audio: String?
     @Option(name: .shortAndLong, help: "Write the composite received: .ivf/.h264 as it arrived, .y4m as rendered.")
@@ -49,6 +51,8 @@ struct JoinCommand: AsyncParsableCommand {
     var mediaOptions: MeetingMediaOptions {
         var options = MeetingMediaOptions()
         options.cameraFile = input
+        options.cameraWidth = cameraSize.width
+        options.cameraHeight = cameraSize.height
         options.microphoneFile = audio
         options.videoOutput = output
         options.audioOutput = audioOut

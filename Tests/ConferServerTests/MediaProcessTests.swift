@@ -9,6 +9,8 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct MediaProcessTests {
     static let canvas = ["--size", "320x180", "--fps", "15", "--bitrate", "600"]
+    /// Small cameras: four debug processes encode and decode on two cores beside other tests.
+    static let camera = ["--camera-size", "160x90"]
 
     /// Decoded frames of a composite the member wrote.
     func frames(_ path: String) throws -> [VideoFrame] {
@@ -46,7 +48,7 @@ struct MediaProcessTests {
         var members: [(String, ConferProcess)] = []
         for name in ["alice", "bob", "carol"] {
             members.append((name, try server.member("join", token: try await server.token(name),
-                                                    ["--duration", "7", "-o", "\(directory)/\(name).ivf", "--report", "\(directory)/\(name).json"])))
+                                                    ["--duration", "7", "-o", "\(directory)/\(name).ivf", "--report", "\(directory)/\(name).json"] + Self.camera)))
         }
         let dave = try server.member("join", token: try await server.token("dave"), ["--report", "\(directory)/dave.json"])
         #expect(await dave.exitStatus() == 3)
@@ -91,10 +93,10 @@ struct MediaProcessTests {
         let server = try await TestServer()
         let host = try server.member("host", token: try await server.token("boss", role: "host"), ["--approve", "all", "--events"] + Self.canvas)
         #expect(await host.wait(upTo: 20) { $0.eventNames.contains("joined") })
-        let alice = try server.member("join", token: try await server.token("alice"), ["--report", "\(directory)/alice.json"])
+        let alice = try server.member("join", token: try await server.token("alice"), ["--report", "\(directory)/alice.json"] + Self.camera)
         #expect(await host.wait(upTo: 20) { $0.eventNames.contains("memberJoined") })
         let bob = try server.member("join", token: try await server.token("bob"),
-                                    ["--events", "--duration", "9", "-o", "\(directory)/bob.ivf", "--report", "\(directory)/bob.json"])
+                                    ["--events", "--duration", "9", "-o", "\(directory)/bob.ivf", "--report", "\(directory)/bob.json"] + Self.camera)
         // Both on bob's canvas and counted before the kick.
         #expect(await bob.wait(upTo: 30) { process in
             process.events.contains { ($0["event"] as? String) == "connectInfo" && ((($0["info"] as? [String: Any])?["framesReceived"] as? Int) ?? 0) > 20 }

@@ -59,7 +59,7 @@ struct RawSignalingTests {
 
     @Test func badMessagesAfterJoiningAreAnsweredAndTheSessionGoesOn() async throws {
         let server = try await TestServer()
-        let host = try server.member("host", token: try await server.token("boss", role: "host"), ["--approve", "all", "--events"])
+        let host = try server.member("host", token: try await server.token("boss", role: "host"), ["--approve", "all", "--events", "--no-media"])
         #expect(await host.wait(upTo: 20) { $0.eventNames.contains("joined") })
         let token = try await server.token("mallory")
         let huge = #"{"v":1,"m":{"send":{"text":""# + String(repeating: "x", count: 70_000) + #""}}}"#

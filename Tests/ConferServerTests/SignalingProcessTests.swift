@@ -9,9 +9,9 @@ struct SignalingProcessTests {
         let host = try server.member("host", token: try await server.token("boss", role: "host"),
                                      ["--approve", "alice,carol", "--duration", "8", "--events"])
         #expect(await host.wait(upTo: 20) { $0.eventNames.contains("joined") }, "host: \(host.stderr)")
-        let alice = try server.member("join", token: try await server.token("alice"), ["--duration", "3", "--events", "--say", "hello from alice"])
-        let bob = try server.member("join", token: try await server.token("bob"), ["--duration", "3", "--events"])
-        let carol = try server.member("join", token: try await server.token("carol"), ["--duration", "3", "--events"])
+        let alice = try server.member("join", token: try await server.token("alice"), ["--no-media", "--duration", "3", "--events", "--say", "hello from alice"])
+        let bob = try server.member("join", token: try await server.token("bob"), ["--no-media", "--duration", "3", "--events"])
+        let carol = try server.member("join", token: try await server.token("carol"), ["--no-media", "--duration", "3", "--events"])
 
         #expect(await bob.exitStatus() == 3, "a declined join exits with 3")
         #expect(bob.stderr.contains("declined"))
@@ -38,10 +38,10 @@ struct SignalingProcessTests {
 
     @Test func aKickEndsTheMemberWithStatusFourAndClosingEndsEveryone() async throws {
         let server = try await TestServer()
-        let host = try server.member("host", token: try await server.token("boss", role: "host"), ["--approve", "all", "--events"])
+        let host = try server.member("host", token: try await server.token("boss", role: "host"), ["--no-media", "--approve", "all", "--events"])
         #expect(await host.wait(upTo: 20) { $0.eventNames.contains("joined") })
-        let alice = try server.member("join", token: try await server.token("alice"), ["--events"])
-        let bob = try server.member("join", token: try await server.token("bob"), ["--events"])
+        let alice = try server.member("join", token: try await server.token("alice"), ["--no-media", "--events"])
+        let bob = try server.member("join", token: try await server.token("bob"), ["--no-media", "--events"])
         for member in [alice, bob] { #expect(await member.wait(upTo: 20) { $0.eventNames.contains("joined") }) }
 
         let kick = try await server.rooms(["kick", "room", "alice"])
@@ -68,9 +68,9 @@ struct SignalingProcessTests {
 
     @Test func aKilledParticipantGoesOfflineThenOutAfterTheGrace() async throws {
         let server = try await TestServer(arguments: ["--reconnect-grace", "2"])
-        let host = try server.member("host", token: try await server.token("boss", role: "host"), ["--approve", "all", "--events"])
+        let host = try server.member("host", token: try await server.token("boss", role: "host"), ["--no-media", "--approve", "all", "--events"])
         #expect(await host.wait(upTo: 20) { $0.eventNames.contains("joined") })
-        let alice = try server.member("join", token: try await server.token("alice"), ["--events"])
+        let alice = try server.member("join", token: try await server.token("alice"), ["--no-media", "--events"])
         #expect(await alice.wait(upTo: 20) { $0.eventNames.contains("joined") })
         alice.signal(SIGKILL)
         #expect(await host.wait(upTo: 5) { process in
@@ -86,10 +86,10 @@ struct SignalingProcessTests {
 
     @Test func aCutConnectionResumesTheSameMember() async throws {
         let server = try await TestServer()
-        let host = try server.member("host", token: try await server.token("boss", role: "host"), ["--approve", "all", "--events"])
+        let host = try server.member("host", token: try await server.token("boss", role: "host"), ["--approve", "all", "--events", "--size", "320x180", "--fps", "15"])
         #expect(await host.wait(upTo: 20) { $0.eventNames.contains("joined") })
         let alice = try server.member("join", token: try await server.token("alice"),
-                                      ["--events", "--duration", "4", "--cut-signaling-after", "1.5"])
+                                      ["--events", "--duration", "4", "--cut-signaling-after", "1.5", "--camera-size", "160x90"])
         #expect(await alice.exitStatus() == 0, "\(alice.stderr)")
         // Media went on through the cut: the composite kept arriving in every second's figures after it.
         let cutAt = try #require(alice.events.first { $0["event"] as? String == "connection" && $0["state"] as? String == "reconnecting" }?["t"] as? Double)
@@ -120,7 +120,7 @@ struct SignalingProcessTests {
             token = try await server.token("mallory", ttl: 0.001)
             try await Task.sleep(for: .seconds(1.1))
         }
-        let mallory = try server.member("join", token: token, ["--events"])
+        let mallory = try server.member("join", token: token, ["--no-media", "--events"])
         #expect(await mallory.exitStatus() == 3)
         #expect(mallory.stderr.contains(expected), "\(mallory.stderr)")
         #expect(mallory.events.contains { $0["event"] as? String == "refused" && $0["reason"] as? String == expected })
