@@ -21,4 +21,4 @@ server=$!
 trap 'kill $server 2>/dev/null; rm -f "$out"' EXIT
 for _ in $(seq 100); do [ -s "$out" ] && break; sleep 0.1; done
 url=$(head -1 "$out")
-"$tool" --server "$url" --secret "$secret" --server-pid "$server" --rooms "${ROOMS:-100}" --members "${MEMBERS:-10}" --messages "${MESSAGES:-3}"
+"$tool" --server "$url" --secret "$secret" --server-pid "$server" --rooms "${ROOMS:-100}" --members "${MEMBERS:-10}" --messages "${MESSAGES:-3}" --in-flight "${IN_FLIGHT:-16}"

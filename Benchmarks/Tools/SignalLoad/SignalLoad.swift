@@ -11,7 +11,7 @@ import WSClient
 /// approval round trip included), message fan-out latency (sent → received by each other
 /// member) and the server's memory per member (its RSS, from /proc).
 ///
-///     SignalLoad --server http://127.0.0.1:7880 --secret S --server-pid PID [--rooms 100] [--members 10]
+///     SignalLoad --server http://127.0.0.1:7880 --secret S --server-pid PID [--rooms 100] [--members 10] [--in-flight 16]
 @main
 struct SignalLoad {
     static func main() async throws {
@@ -25,13 +25,14 @@ struct SignalLoad {
         let rooms = Int(arguments["--rooms"] ?? "") ?? 100
         let perRoom = Int(arguments["--members"] ?? "") ?? 10
         let messages = Int(arguments["--messages"] ?? "") ?? 3
+        let inFlight = Int(arguments["--in-flight"] ?? "") ?? 16
         let pid = arguments["--server-pid"].flatMap { Int32($0) }
         let url = server.replacingOccurrences(of: "http://", with: "ws://") + "/v1/signal"
         let issuer = try await TokenIssuer(secret: secret)
         let recorder = Recorder()
         let rssBefore = pid.map(rss) ?? 0
 
-        // Join: every room's host first, then its participants, at most 64 joins in flight.
+        // Join: every room's host first, then its participants, at most --in-flight joins at once.
         var members: [LoadMember] = []
         for room in 0 ..< rooms {
             for index in 0 ..< perRoom {
@@ -43,14 +44,24 @@ struct SignalLoad {
             }
         }
         let joinStart = ContinuousClock.now
-        let runners = Task {
-            await withTaskGroup(of: Void.self) { group in
-                for member in members { group.addTask { await member.run(url: url) } }
-            }
-        }
         let hosts = members.filter(\.isHost)
         let participants = members.filter { !$0.isHost }
-        try await admit(hosts, recorder: recorder)
+        let (finished, done) = AsyncStream<Void>.makeStream()
+        let runners = Task {
+            await withTaskGroup(of: Void.self) { group in
+                // Hosts first (a room's requests go to its host), then participants with at most
+                // --in-flight joins under way, so the figure is the server's, not a connection storm's.
+                for member in hosts { group.addTask { await member.run(url: url) } }
+                try? await admit(hosts, recorder: recorder)
+                for (index, member) in participants.enumerated() {
+                    while index - (recorder.admitted - hosts.count) >= inFlight { try? await Task.sleep(for: .milliseconds(1)) }
+                    group.addTask { await member.run(url: url) }
+                }
+                done.yield()
+            }
+        }
+        var waitForLaunch = finished.makeAsyncIterator()
+        _ = await waitForLaunch.next()
         try await admit(participants, recorder: recorder)
         let joinSeconds = (ContinuousClock.now - joinStart).seconds
         let rssAfter = pid.map(rss) ?? 0
@@ -76,7 +87,7 @@ struct SignalLoad {
         let leaveSeconds = (ContinuousClock.now - leaveStart).seconds
 
         let report: [String: Any] = [
-            "rooms": rooms, "membersPerRoom": perRoom, "members": members.count,
+            "rooms": rooms, "membersPerRoom": perRoom, "members": members.count, "joinsInFlight": inFlight,
             "joined": recorder.admitted, "joinSeconds": joinSeconds, "joinsPerSecond": Double(recorder.admitted) / joinSeconds,
             "joinP50Milliseconds": percentile(joinLatencies, 0.5), "joinP99Milliseconds": percentile(joinLatencies, 0.99),
             "fanOutDeliveries": fanOut.count, "fanOutExpected": expected,
@@ -185,7 +196,10 @@ final class LoadMember: Sendable {
                     let now = ContinuousClock.now
                     guard case .text(let text) = message, let decoded = try? SignalCodec.decodeServer(Array(text.utf8)) else { continue }
                     switch decoded {
-                    case .joined: recorder.admitted(identity, at: now)
+                    case .joined(let snapshot):
+                        recorder.admitted(identity, at: now)
+                        // Requests made before the host was in wait in its snapshot.
+                        if isHost { for request in snapshot.joinRequests { outgoing.yield(.approve(identity: request.identity)) } }
                     case .event(.joinRequested(let request)) where isHost: outgoing.yield(.approve(identity: request.identity))
                     case .event(.message(let chat)) where chat.from != identity: recorder.received("\(room)/\(chat.text)", at: now)
                     case .refused(_, let reason): recorder.refused(reason)

@@ -54,6 +54,7 @@ extension SendPipeline {
         let ours: Set<UInt32> = [configuration.video?.ssrc, configuration.audio?.ssrc].reduce(into: []) { set, ssrc in
             if let ssrc { set.insert(ssrc) }
         }
+        for block in blocks where ours.contains(block.ssrc) { reportedLost[block.ssrc] = max(0, Int(block.cumulativeLost)) }
         guard let block = blocks.first(where: { ours.contains($0.ssrc) }) else { return false }
         let rtt = block.roundTripTime(receivedAt: configuration.ntpClock.ntpTime(at: now))
         if let rtt, rtt > .zero { reportRoundTripTime = rtt }

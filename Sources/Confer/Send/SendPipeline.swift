@@ -37,6 +37,8 @@ public final class SendPipeline {
     var nextReport: Timestamp?
     /// The round-trip time from the last receiver report about one of our streams.
     var reportRoundTripTime: TimeDelta?
+    /// The far end's cumulative loss per stream of ours, from its latest receiver report block.
+    var reportedLost: [UInt32: Int] = [:]
     /// The probe burst in progress.
     var probe = SendPipelineProbe()
     /// Reads RTCP from the receiver, which protects it with the same key.
@@ -150,7 +152,7 @@ public final class SendPipeline {
             rtpBytesSent: transport.rtpBytesSent, rtcpPacketsSent: transport.rtcpPacketsSent,
             rtcpPacketsReceived: controlInput.packetsReceived, rtcpPacketsMalformed: controlInput.packetsMalformed,
             sendFailures: transport.sendFailures, roundTripTime: roundTripTime?.seconds,
-            bandwidth: transport.estimator.snapshot)
+            bandwidth: transport.estimator.snapshot, packetsLostReportedByReceiver: reportedLost.values.reduce(0, +))
     }
 
     /// Sends the probe packets due at `now`, taking the next cluster from the congestion

@@ -79,4 +79,6 @@ public struct SendPipelineStatistics: Sendable, Codable, Equatable {
     public var roundTripTime: Double?
     /// The congestion controller's state.
     public var bandwidth: BandwidthEstimatorSnapshot
+    /// Packets of ours the receiver says it lost (RTCP cumulative loss, summed over our streams).
+    public var packetsLostReportedByReceiver = 0
 }

@@ -97,6 +97,8 @@ public enum LiveMeetingParticipant {
         private var lastRTT: TimeDelta?
         private var meter = FigureMeter()
         private var captured = 0
+        private var speakingUntil = Timestamp.zero
+        static let speakingRMS = 0.01
 
         init(configuration: LiveMeetingParticipantConfiguration, control: LiveMeetingControl) throws {
             self.configuration = configuration
@@ -172,6 +174,8 @@ public enum LiveMeetingParticipant {
             while audioTick <= now {
                 if let sender, let microphone {
                     try microphone.capture(into: &audioIn, at: audioTick)
+                    // Speaking: above about -40 dBFS in the last 300 ms, as a meeting UI shows it.
+                    if AudioAnalysis.rms(audioIn) > Self.speakingRMS { speakingUntil = audioTick + .milliseconds(300) }
                     try sender.sendAudio(audioIn, at: audioTick)
                 }
                 receiver.pullAudio(at: audioTick, into: &audioOut)
@@ -231,7 +235,8 @@ public enum LiveMeetingParticipant {
                                  audioPacketsReceived: Int(receive.audio?.packetsReceived ?? 0),
                                  bytesSent: send?.rtpBytesSent ?? 0, bytesReceived: receive.bytesReceived,
                                  packetsLost: (receive.video?.packetsLost ?? 0) + Int(receive.audio?.packetsLost ?? 0),
-                                 roundTrip: send?.roundTripTime, speaking: false)
+                                 roundTrip: send?.roundTripTime, speaking: speakingUntil > clock.now,
+                                 remotePacketsLost: send?.packetsLostReportedByReceiver ?? 0)
         }
     }
 }
@@ -272,7 +277,8 @@ struct FigureMeter {
     }
 
     mutating func figures(now: Timestamp, framesSent: Int, audioPacketsSent: Int, audioPacketsReceived: Int, bytesSent: Int,
-                          bytesReceived: Int, packetsLost: Int, roundTrip: Double?, speaking: Bool) -> LiveMeetingControl.Figures {
+                          bytesReceived: Int, packetsLost: Int, roundTrip: Double?, speaking: Bool,
+                          remotePacketsLost: Int) -> LiveMeetingControl.Figures {
         if let last {
             let seconds = max((now - last.time).seconds, 1e-3)
             rates = (Double(framesSent - last.framesSent) / seconds, Double(framesReceived - last.framesReceived) / seconds,
@@ -290,6 +296,7 @@ struct FigureMeter {
         figures.bytesSent = bytesSent
         figures.bytesReceived = bytesReceived
         figures.packetsLost = packetsLost
+        figures.remotePacketsLost = remotePacketsLost
         figures.roundTripMilliseconds = roundTrip.map { $0 * 1000 }
         figures.framesSent = framesSent
         figures.framesReceived = framesReceived

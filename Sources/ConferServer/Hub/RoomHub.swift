@@ -158,6 +158,8 @@ public actor RoomHub {
     // MARK: - Effects
 
     private func apply(_ effects: [RoomEffect], room id: String) {
+        // A broadcast is one message to many sessions in a row: encode it once.
+        var encoded: (message: ServerMessage, text: String)?
         for effect in effects {
             switch effect {
             case .send(let address, let message):
@@ -167,7 +169,12 @@ public actor RoomHub {
                 default: break
                 }
                 guard let outbox = outboxes[address] else { continue }
-                if case .dropped = outbox.yield(.text(Self.text(message))) {
+                let text: String
+                if let encoded, encoded.message == message { text = encoded.text } else {
+                    text = Self.text(message)
+                    encoded = (message, text)
+                }
+                if case .dropped = outbox.yield(.text(text)) {
                     // A client that does not read cannot hold the server's memory: end its
                     // connection; it resumes and gets the room's state anew.
                     outboxes.removeValue(forKey: address)?.finish()
