@@ -45,5 +45,6 @@ for path in sorted(glob.glob(sys.argv[1] + "/join-*.jsonl")):
 times.sort()
 pick = lambda f: times[min(len(times) - 1, round((len(times) - 1) * f))] if times else 0
 print(json.dumps({"joins": len(times), "joinToFirstFrameP50Milliseconds": round(pick(0.5), 1),
-                  "joinToFirstFrameP95Milliseconds": round(pick(0.95), 1)}, indent=2))
+                  "joinToFirstFrameP95Milliseconds": round(pick(0.95), 1),
+                  "joinToFirstFrameMilliseconds": [round(t, 1) for t in times]}, indent=2))
 PY
