@@ -113,10 +113,7 @@ struct MeetingCommand: ParsableCommand {
             progress.update(Int(fraction * 100), of: 100, unit: "percent")
         }
         progress.finish()
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-        try encoder.encode(result).write(to: URL(fileURLWithPath: report))
+        try reportJSON(result).write(to: URL(fileURLWithPath: report))
         try outputOptions.emit(MeetingCommandReport(report: result, reportFile: report))
     }
 }

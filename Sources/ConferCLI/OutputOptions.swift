@@ -20,11 +20,7 @@ extension OutputOptions {
     /// Prints `report` in the chosen form on stdout.
     func emit<R: CommandReport>(_ report: R) throws {
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            encoder.nonConformingFloatEncodingStrategy = .convertToString(
-                positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-            let data = try encoder.encode(report)
+            let data = try reportJSON(report)
             FileHandle.standardOutput.write(data)
             FileHandle.standardOutput.write(Data("\n".utf8))
         } else {
@@ -34,6 +30,15 @@ extension OutputOptions {
 
     /// A progress printer that writes to stderr, or one that stays silent.
     func progress(_ label: String) -> ProgressPrinter { ProgressPrinter(label: label, enabled: !quiet) }
+}
+
+/// `value` as every command writes JSON, on stdout or to a --report file: indented, keys
+/// sorted, and infinities and NaN as strings (JSON has no number for them).
+func reportJSON<T: Encodable>(_ value: T) throws -> Data {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+    return try encoder.encode(value)
 }
 
 /// Formats rows as an aligned text table (first row is the header).

@@ -51,12 +51,8 @@ struct RenderCommand: ParsableCommand {
         let result = try RenderJob.run(inputs: inputs, options: options) { progress.update($0, of: $1, unit: "refreshes") }
         progress.finish()
         if let report {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            encoder.nonConformingFloatEncodingStrategy = .convertToString(
-                positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
             do {
-                try encoder.encode(result.statistics).write(to: URL(fileURLWithPath: report))
+                try reportJSON(result.statistics).write(to: URL(fileURLWithPath: report))
             } catch {
                 throw ValidationError("cannot write --report \(report): \(error.localizedDescription)")
             }

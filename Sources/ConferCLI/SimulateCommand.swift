@@ -72,11 +72,7 @@ struct SimulateCommand: ParsableCommand {
         }
         progress.finish()
         if let report {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            encoder.nonConformingFloatEncodingStrategy = .convertToString(
-                positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-            try encoder.encode(result).write(to: URL(fileURLWithPath: report))
+            try reportJSON(result).write(to: URL(fileURLWithPath: report))
         }
         try outputOptions.emit(SimulateReport(input: input, output: output, report: result))
     }

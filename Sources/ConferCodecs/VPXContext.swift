@@ -9,25 +9,24 @@ final class VPXContext {
     let pointer: UnsafeMutablePointer<vpx_codec_ctx_t>
 
     /// Opens an encoder for `iface` with `config`.
-    init(encoder iface: OpaquePointer, config: UnsafePointer<vpx_codec_enc_cfg_t>) throws(VPXError) {
-        pointer = .allocate(capacity: 1)
-        pointer.initialize(to: vpx_codec_ctx_t())
-        let status = confer_vpx_codec_enc_init(pointer, iface, config, 0)
-        guard status == VPX_CODEC_OK else {
-            // A failed init leaves nothing to destroy, but may leave a detail string behind.
-            let error = VPXError(status, operation: .encoderInit, context: pointer)
-            pointer.deallocate()
-            throw error
-        }
+    convenience init(encoder iface: OpaquePointer, config: UnsafePointer<vpx_codec_enc_cfg_t>) throws(VPXError) {
+        try self.init(.encoderInit) { confer_vpx_codec_enc_init($0, iface, config, 0) }
     }
 
     /// Opens a decoder for `iface` with `config`.
-    init(decoder iface: OpaquePointer, config: UnsafePointer<vpx_codec_dec_cfg_t>) throws(VPXError) {
+    convenience init(decoder iface: OpaquePointer, config: UnsafePointer<vpx_codec_dec_cfg_t>) throws(VPXError) {
+        try self.init(.decoderInit) { confer_vpx_codec_dec_init($0, iface, config, 0) }
+    }
+
+    /// Makes a context at a fixed address and opens it with `open`.
+    private init(_ operation: VPXError.Operation,
+                 open: (UnsafeMutablePointer<vpx_codec_ctx_t>) -> vpx_codec_err_t) throws(VPXError) {
         pointer = .allocate(capacity: 1)
         pointer.initialize(to: vpx_codec_ctx_t())
-        let status = confer_vpx_codec_dec_init(pointer, iface, config, 0)
+        let status = open(pointer)
         guard status == VPX_CODEC_OK else {
-            let error = VPXError(status, operation: .decoderInit, context: pointer)
+            // A failed init leaves nothing to destroy, but may leave a detail string behind.
+            let error = VPXError(status, operation: operation, context: pointer)
             pointer.deallocate()
             throw error
         }

@@ -169,12 +169,7 @@ public struct X264Encoder: ~Copyable, VideoEncoder {
 
     /// `fps` as a fraction with a denominator of 1000, reduced.
     private static func rational(_ fps: Double) -> (UInt32, UInt32) {
-        var numerator = Int((fps * 1000).rounded())
-        var denominator = 1000
-        var a = numerator, b = denominator
-        while b != 0 { (a, b) = (b, a % b) }
-        numerator /= a
-        denominator /= a
+        let (numerator, denominator) = MediaMath.thousandthsFraction(fps)
         return (UInt32(numerator), UInt32(denominator))
     }
 

@@ -1,9 +1,10 @@
 // Host scale: one iteration is one second of a compositing host's video work (30 output
 // frames): decode one frame of each of N participants' VP8 640×360 streams, lay them out
 // on a 1280×720 grid, encode the canvas once (VP8 realtime cpu-used 8, 1.5 Mbit/s). The
-// real-time factor is 1 s / the time per iteration. "1 thread" runs everything in order on
-// one core; "2 threads" runs Confer's CompositeLoop (decoding and composing frame k + 1
-// while frame k is encoded, the encoding thread taking decodes whenever it is idle).
+// real-time factor is 1 s / the time per iteration. Both run Confer's CompositeLoop over the
+// compositing step HostPipeline runs inline (HostComposer): "1 thread" in order on one
+// core; "2 threads" decodes and composes frame k + 1 while frame k is encoded, the encoding
+// thread taking decodes whenever it is idle.
 // For CPU time and longer runs, use the HostScale tool (Benchmarks/peers/host-scale.sh).
 import Benchmark
 import HostScaleKit

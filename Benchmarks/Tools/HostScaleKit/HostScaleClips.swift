@@ -61,7 +61,7 @@ public struct HostScaleClips: Sendable {
 /// One participant as the host sees it: its stream, played in a loop, through its own
 /// VP8 decoder. Output frame k decodes stream frame k modulo the clip length; looping
 /// restarts at the keyframe, so the decoder never loses sync.
-public final class HostScaleParticipant: CompositeLoopSource {
+public final class HostScaleParticipant: CompositeSource {
     private let frames: [EncodedFrame]
     private let decoder: VPXDecoder
 

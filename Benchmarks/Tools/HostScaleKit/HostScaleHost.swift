@@ -25,7 +25,7 @@ public final class HostScaleHost {
     /// 2), `encoderThreads` libvpx's.
     public init(clips: HostScaleClips, participants: Int, threads: Int, encoderThreads: Int = 1) throws {
         precondition(participants <= clips.streams.count, "only \(clips.streams.count) streams were prepared")
-        let sources = try (0..<participants).map { i -> (participant: ParticipantID, source: any CompositeLoopSource) in
+        let sources = try (0..<participants).map { i -> (participant: ParticipantID, source: any CompositeSource) in
             (ParticipantID(UInt32(i + 1)), try HostScaleParticipant(frames: clips.streams[i]))
         }
         let queueDepth = 2

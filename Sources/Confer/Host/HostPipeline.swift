@@ -127,7 +127,7 @@ public final class HostPipeline {
         } catch {
             throw HostPipelineError(.mixerRefused, "\(id) cannot be mixed: \(error)")
         }
-        if added.sendsVideo { video.compositor.add(participant: id) }
+        if added.sendsVideo { video.composer.add(id, source: added.pictures) }
         participantIndex[id] = participants.count
         participants.append(added)
         if videoStart == nil {
@@ -150,7 +150,7 @@ public final class HostPipeline {
         for i in index ..< participants.count { participantIndex[participants[i].id] = i }
         audio.release(removed)
         try? audio.mixer.remove(id)   // it was added with the participant
-        video.compositor.remove(participant: id)
+        video.composer.remove(id)
         if participants.isEmpty {
             videoStart = nil
             nextAudioStep = nil
@@ -227,12 +227,15 @@ public final class HostPipeline {
     public func isSpeaking(_ id: ParticipantID) -> Bool { audio.mixer.isSpeaking(id) }
 
     /// Where participant `id` is on the canvas, or nil when the layout does not show it.
-    public func slotRect(of id: ParticipantID) -> PixelRect? { video.compositor.slotRect(of: id) }
+    public func slotRect(of id: ParticipantID) -> PixelRect? { video.composer.compositor.slotRect(of: id) }
 
     /// Mutes or unmutes participant `id`'s video on the canvas (muted shows the placeholder).
     public func setVideoMuted(_ muted: Bool, for id: ParticipantID) {
-        guard participantIndex[id] != nil else { return }
-        video.compositor.setVideoMuted(participant: id, muted)
+        guard let index = participantIndex[id] else { return }
+        video.composer.compositor.setVideoMuted(participant: id, muted)
+        // A picture decoded before the change belongs to the other state: not shown after a
+        // mute, and (as the compositor drops what arrives while muted) not after an unmute.
+        participants[index].pictures.dropLatest()
     }
 
     /// Mutes or unmutes participant `id` in every mix.
@@ -261,7 +264,7 @@ public final class HostPipeline {
         result.audioStepsSkipped = audio.stepsSkipped
         result.activeSpeaker = activeSpeaker
         result.datagramsFromUnknownParticipants = datagramsFromUnknownParticipants
-        result.compositor = video.compositor.statistics
+        result.compositor = video.composer.compositor.statistics
         result.mixer = audio.mixer.statistics
         for participant in participants {
             result.participants[participant.id] = statistics(of: participant)
@@ -327,7 +330,7 @@ public final class HostPipeline {
             step = step + length
             nextAudioStep = step
             if try audio.step(at: time, participants: participants, now: now) {
-                video.compositor.setSpeaking(audio.mixer.activeSpeaker)
+                video.composer.compositor.setSpeaking(audio.mixer.activeSpeaker)
             }
         }
         nextAudioStep = step
@@ -342,9 +345,10 @@ public final class HostPipeline {
             videoFramesSkipped += 1
             frameTime = following
         }
+        let frame = Int(videoFrameIndex)
         videoFrameIndex += 1
         for participant in participants { sendProbes(to: participant.downlink, at: now) }
-        try video.sendFrame(at: frameTime, now: now, to: participants)
+        try video.sendFrame(frame, at: frameTime, now: now, to: participants)
     }
 
     /// Sends the probe packets due to `downlink` at `now`, taking the next cluster from its

@@ -7,7 +7,7 @@ import ConferMixer
 final class HostPipelineParticipant {
     let id: ParticipantID
     let configuration: HostParticipantConfiguration
-    /// Decodes what the participant sends; its pictures go to the compositor through ``pictures``.
+    /// Decodes what the participant sends; the compositor reads its pictures from ``pictures``.
     let receive: ReceivePipeline
     let downlink: HostPipelineDownlink
     let pictures: HostPipelinePictureInput
@@ -36,32 +36,43 @@ final class HostPipelineParticipant {
     var sendsVideo: Bool { configuration.receive.video != nil }
 }
 
-/// Takes the pictures one participant's receive chain decodes and hands them to the
-/// compositor, noting their size and rate. A class of its own so the receive pipeline's
-/// render closure can hold it without holding the participant (which owns that pipeline).
-final class HostPipelinePictureInput {
+/// Keeps the latest picture one participant's receive chain decoded until the host's next
+/// composite frame reads it, noting their size and rate. A class of its own so the receive
+/// pipeline's render closure can hold it without holding the participant (which owns that
+/// pipeline).
+final class HostPipelinePictureInput: CompositeSource {
     let id: ParticipantID
     private let video: HostPipelineVideo
     private(set) var framesReceived = 0
     private(set) var width = 0
     private(set) var height = 0
     private var rate = HostPipelineRateMeter()
+    /// Decoded since the last composite frame; a newer picture replaces it.
+    private var latest: VideoFrame?
 
     init(id: ParticipantID, video: HostPipelineVideo) {
         self.id = id
         self.video = video
     }
 
-    /// Shows `received` in the participant's slot from now on (the time of the host's call
-    /// under way: the jitter buffer delivers pictures when they are due).
+    /// Keeps `received` for the next composite frame (the jitter buffer delivers pictures
+    /// when they are due), counted at the time of the host's call under way.
     func take(_ received: ReceivedVideoFrame) {
         let now = video.now
-        video.compositor.update(participant: id, frame: received.frame, at: now)
+        latest = received.frame
         framesReceived += 1
         width = received.frame.width
         height = received.frame.height
         rate.record(at: now)
     }
+
+    /// The picture decoded since the last composite frame, if any; the host reads each once.
+    func picture(forFrame index: Int, at time: Timestamp) -> VideoFrame? {
+        latest.take()
+    }
+
+    /// Forgets the picture not yet composed.
+    func dropLatest() { latest = nil }
 
     /// Pictures per second received over the last second, at `now`.
     func frameRate(at now: Timestamp) -> Double { rate.rate(at: now) }

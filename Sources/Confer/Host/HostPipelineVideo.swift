@@ -5,7 +5,7 @@ import ConferJitter
 import ConferMixer
 import ConferSRTP
 
-/// The host's composite video: the compositor, and one encoder, one payloader, one RTP
+/// The host's composite video: the compositing step (``HostComposer``), and one encoder, one payloader, one RTP
 /// writer (one SSRC, one RTX SSRC) and one packet history for everyone.
 ///
 /// Each composite frame is composed, encoded and packetized once; every packet is written
@@ -15,7 +15,7 @@ import ConferSRTP
 /// for every participant, and so are their sequence numbers and timestamps.
 final class HostPipelineVideo {
     let configuration: HostPipelineConfiguration
-    var compositor: VideoCompositor
+    var composer: HostComposer
     private let encoder: AnyVideoEncoder
     private(set) var packetizer: RTPPacketizer
     /// Writes padding-only probe packets on the RTX stream.
@@ -60,11 +60,11 @@ final class HostPipelineVideo {
         guard configuration.minimumBitrate > 0, configuration.maximumBitrate >= configuration.minimumBitrate else {
             throw HostPipelineError(.invalidConfiguration, "video bitrates must satisfy 0 < minimum ≤ maximum")
         }
-        compositor = VideoCompositor(
+        composer = HostComposer(compositor: VideoCompositor(
             configuration: VideoCompositor.Configuration(
                 width: configuration.width, height: configuration.height, frameRate: configuration.frameRate,
                 placeholderTimeout: configuration.placeholderTimeout),
-            layoutKind: configuration.layout)
+            layoutKind: configuration.layout))
         let speed = configuration.codec == .vp8 ? -abs(configuration.speed) : configuration.speed
         encoderBitrate = configuration.effectiveStartBitrate
         encoder = try AnyVideoEncoder(
@@ -103,10 +103,10 @@ final class HostPipelineVideo {
     /// Where the transport-wide sequence number sits in every composite and RTX packet.
     var transportSequenceOffset: Int? { packetizer.transportSequenceOffset }
 
-    /// Composes the canvas for `frameTime`, encodes it once and sends each packet to every
-    /// one of `participants`, at `now`.
-    func sendFrame(at frameTime: Timestamp, now: Timestamp, to participants: [HostPipelineParticipant]) throws {
-        let canvas = compositor.compose(at: frameTime)
+    /// Composes composite frame `frame` (due at `frameTime`) from the pictures received since
+    /// the last one, encodes it once and sends each packet to every one of `participants`, at `now`.
+    func sendFrame(_ frame: Int, at frameTime: Timestamp, now: Timestamp, to participants: [HostPipelineParticipant]) throws {
+        let canvas = try composer.compose(frame: frame, at: frameTime)
         framesComposed += 1
         if throttle.takeKeyframe(at: now) { encoder.requestKeyframe() }
         guard try encoder.encode(canvas, into: &encoded) else {

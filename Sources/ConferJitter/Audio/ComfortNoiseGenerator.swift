@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-internal import Glibc
-#elseif canImport(Darwin)
-internal import Darwin
-#endif
 internal import ConferMedia
 
 /// Comfort noise: low-level noise shaped like the background of the decoded audio, played
@@ -136,7 +131,7 @@ struct ComfortNoiseGenerator {
 
     private static func sampleRMS(dBov: Double) -> Double {
         // 10^(dB/20) without Foundation: exp2(dB · log2(10) / 20).
-        32_768 * exp2(dBov * 3.321928094887362 / 20)
+        32_768 * Math.exponential2(dBov * 3.321928094887362 / 20)
     }
 }
 

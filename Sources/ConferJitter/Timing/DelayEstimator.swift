@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-internal import Glibc
-#elseif canImport(Darwin)
-internal import Darwin
-#endif
 internal import ConferMedia
 
 /// How late packets arrive, and the delay that covers a given share of them — NetEQ's
@@ -64,7 +59,7 @@ struct DelayEstimator {
         let relative = max(0, transit - ringTransit[ringHead])
 
         let duration = Double(max(frameCount, 1)) * 1_000_000 / Double(conferSampleRate)
-        let forget = exp2(-duration / halfLife)
+        let forget = Math.exponential2(-duration / halfLife)
         let weight = max(1 - forget, 1 / Double(packets + 1))
         packets = min(packets + 1, 1 << 30)
         let bucket = min(Int(relative / Self.bucketWidth), histogram.count - 1)

@@ -18,7 +18,7 @@ public final class AudioFileReader {
         info = try MediaFileInfo.probe(path: path)
         switch info.format {
         case .wav:
-            let reader = try WAVReader(source: try FileByteSource(path: path))
+            let reader = try WAVReader(path: path)
             source = .wav(reader)
             channels = reader.info.channels
         case .oggOpus:

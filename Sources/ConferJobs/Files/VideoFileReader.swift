@@ -39,17 +39,17 @@ public final class VideoFileReader {
         info = try MediaFileInfo.probe(path: path)
         switch info.format {
         case .y4m:
-            let reader = try Y4MReader(source: try FileByteSource(path: path))
+            let reader = try Y4MReader(path: path)
             source = .raw(reader)
             frameRate = reader.header.frameRate
             encoded = EncodedFrame(codec: .vp8)
         case .ivf:
-            let reader = try IVFReader(source: try FileByteSource(path: path))
+            let reader = try IVFReader(path: path)
             source = .ivf(reader, try AnyVideoDecoder(codec: reader.header.codec, threads: decoderThreads))
             frameRate = info.frameRate ?? 30
             encoded = EncodedFrame(codec: reader.header.codec)
         case .h264:
-            let reader = try AnnexBReader(source: try FileByteSource(path: path))
+            let reader = try AnnexBReader(path: path)
             source = .annexB(reader, try AnyVideoDecoder(codec: .h264, threads: decoderThreads))
             frameRate = info.frameRate ?? 30
             encoded = EncodedFrame(codec: .h264)

@@ -15,12 +15,8 @@ public final class FileByteSink: ByteSink {
 
     /// Creates (or truncates) `path` for writing, or throws `.io` with the system's reason.
     public init(path: String) throws(MediaFileError) {
-        guard let file = fopen(path, "wb") else {
-            throw MediaFileError(.io, format: "file", "cannot open \(path) for writing: \(systemErrorText())")
-        }
-        self.file = file
+        file = try openBufferedFile(path, mode: "wb", for: "writing")
         self.path = path
-        setvbuf(file, nil, _IOFBF, 1 << 16)
     }
 
     deinit { if let file { fclose(file) } }

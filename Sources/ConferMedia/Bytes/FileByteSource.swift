@@ -18,13 +18,9 @@ public final class FileByteSource: ByteSource {
 
     /// Opens `path` for reading, or throws `.io` naming the path and the system's reason.
     public init(path: String) throws(MediaFileError) {
-        guard let file = fopen(path, "rb") else {
-            throw MediaFileError(.io, format: "file", "cannot open \(path) for reading: \(systemErrorText())")
-        }
+        let file = try openBufferedFile(path, mode: "rb", for: "reading")
         self.file = file
         self.path = path
-        // A 64 KiB buffer keeps row-by-row frame reads to a few system calls per frame.
-        setvbuf(file, nil, _IOFBF, 1 << 16)
         var info = stat()
         if fstat(fileno(file), &info) == 0, (info.st_mode & S_IFMT) == S_IFREG {
             length = Int(info.st_size)
@@ -72,3 +68,14 @@ public final class FileByteSource: ByteSource {
 
 /// The text of the current `errno`.
 func systemErrorText() -> String { String(cString: strerror(errno)) }
+
+/// Opens `path` with stdio `mode`, or throws `.io` naming the path, what it was opened
+/// `for` and the system's reason. A 64 KiB buffer keeps row-by-row frame reads and writes
+/// to a few system calls per frame.
+func openBufferedFile(_ path: String, mode: String, for purpose: String) throws(MediaFileError) -> UnsafeMutablePointer<FILE> {
+    guard let file = fopen(path, mode) else {
+        throw MediaFileError(.io, format: "file", "cannot open \(path) for \(purpose): \(systemErrorText())")
+    }
+    setvbuf(file, nil, _IOFBF, 1 << 16)
+    return file
+}

@@ -19,7 +19,7 @@ public struct AudioLevelMeter: Hashable, Sendable {
     /// A meter fed once per `step` (10 ms in the mixer), reading silence.
     public init(step: TimeDelta = .milliseconds(10)) {
         // Fraction of the distance to a quieter step closed each step: 1 − e^(−step/200 ms).
-        release = 1 - LimiterMath.exponential(-max(0, step.seconds) / 0.2)
+        release = 1 - Math.exponential(-max(0, step.seconds) / 0.2)
     }
 
     /// Feeds one step with this mean square (sum of squares over sample count, in full-scale

@@ -116,7 +116,7 @@ public struct AudioMixer<Participant: Hashable & Sendable>: Sendable {
     /// `-.infinity` silent), up to the configured maximum.
     public mutating func setGain(decibels: Double, for participant: Participant) throws(AudioMixerError) {
         guard !decibels.isNaN else { throw .invalidGain(decibels) }
-        try setGain(decibels == -.infinity ? 0 : LimiterMath.powerOf10(decibels / 20), for: participant)
+        try setGain(decibels == -.infinity ? 0 : Math.powerOf10(decibels / 20), for: participant)
     }
 
     /// `participant`'s linear gain.

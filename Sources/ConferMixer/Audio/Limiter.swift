@@ -1,17 +1,7 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import ConferMedia
 
-/// The C maths the audio mixer needs, kept in this file so the import stays internal.
+/// Rounding the mixer does per sample, faster than the standard library's.
 enum LimiterMath {
-    /// e^x.
-    @inline(__always) static func exponential(_ x: Double) -> Double { exp(x) }
-    /// 10^x.
-    @inline(__always) static func powerOf10(_ x: Double) -> Double { pow(10, x) }
-
     /// `y` rounded to the nearest integer (ties to even), for |y| < 2²²: adding and taking
     /// away 1.5·2²³ leaves no fraction bits. Branch-free and inline, where `rounded()` is a
     /// libm call without SSE4.1; keeps the sign of every result that is not zero.
@@ -44,7 +34,7 @@ struct Limiter: Sendable {
     init(threshold: Int16, release: TimeDelta) {
         self.threshold = Float(threshold)
         let frames = max(1, release.seconds * Double(conferSampleRate))
-        decay = Float(LimiterMath.exponential(-1 / frames))
+        decay = Float(Math.exponential(-1 / frames))
     }
 
     /// Limits `input` (interleaved, `channels` per frame) into `output` of the same count.

@@ -1,9 +1,4 @@
 public import ConferMedia
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Random variation of a packet's delay around the mean delay: a distribution and its size.
 ///
@@ -74,7 +69,7 @@ public struct Jitter: Codable, Sendable, Equatable {
             // Inverse-CDF of the Lomax distribution with scale chosen so its mean is `a`.
             let scale = a * (Jitter.paretoShape - 1)
             let u = 1 - random.nextUnit()  // in (0, 1], so the power is finite
-            let excess = scale * (pow(u, -1 / Jitter.paretoShape) - 1)
+            let excess = scale * (Math.power(u, -1 / Jitter.paretoShape) - 1)
             return min(excess, Jitter.paretoCap * a) - a
         }
     }

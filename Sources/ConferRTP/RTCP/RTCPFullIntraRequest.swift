@@ -37,9 +37,8 @@ public struct RTCPFullIntraRequest: RTCPPacketContent {
 
     public func serialize(into buffer: UnsafeMutableRawBufferPointer) throws(RTCPError) -> Int {
         let size = serializedSize
-        try buffer.putRTCPHeader(count: Self.format, packetType: RTCPPacketType.payloadSpecificFeedback, size: size)
-        buffer.put32(senderSSRC, at: 4)
-        buffer.put32(mediaSSRC, at: 8)
+        try buffer.putFeedbackHeader(format: Self.format, packetType: RTCPPacketType.payloadSpecificFeedback, size: size,
+                                     senderSSRC: senderSSRC, mediaSSRC: mediaSSRC)
         var position = 12
         for entry in entries {
             buffer.put32(entry.ssrc, at: position)

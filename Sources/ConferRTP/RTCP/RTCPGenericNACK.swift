@@ -68,9 +68,8 @@ public struct RTCPGenericNACK: RTCPPacketContent {
 
     public func serialize(into buffer: UnsafeMutableRawBufferPointer) throws(RTCPError) -> Int {
         let size = serializedSize
-        try buffer.putRTCPHeader(count: Self.format, packetType: RTCPPacketType.transportLayerFeedback, size: size)
-        buffer.put32(senderSSRC, at: 4)
-        buffer.put32(mediaSSRC, at: 8)
+        try buffer.putFeedbackHeader(format: Self.format, packetType: RTCPPacketType.transportLayerFeedback, size: size,
+                                     senderSSRC: senderSSRC, mediaSSRC: mediaSSRC)
         var position = 12
         for item in items {
             buffer.put16(item.packetID, at: position)

@@ -107,6 +107,16 @@ extension UnsafeMutableRawBufferPointer {
         self[1] = packetType
         put16(UInt16(size / 4 - 1), at: 2)
     }
+
+    /// Checks that `size` bytes fit, then writes the opening every RTPFB and PSFB message
+    /// shares (RFC 4585 §6.1): the common header with the feedback `format` as its count,
+    /// the feedback's sender and the media source it is about.
+    func putFeedbackHeader(format: UInt8, packetType: UInt8, size: Int, padding: Bool = false,
+                           senderSSRC: UInt32, mediaSSRC: UInt32) throws(RTCPError) {
+        try putRTCPHeader(count: format, packetType: packetType, size: size, padding: padding)
+        put32(senderSSRC, at: 4)
+        put32(mediaSSRC, at: 8)
+    }
 }
 
 extension RTCPPacketSlice {

@@ -19,9 +19,8 @@ public struct RTCPPictureLossIndication: RTCPPacketContent {
     public var serializedSize: Int { 12 }
 
     public func serialize(into buffer: UnsafeMutableRawBufferPointer) throws(RTCPError) -> Int {
-        try buffer.putRTCPHeader(count: Self.format, packetType: RTCPPacketType.payloadSpecificFeedback, size: 12)
-        buffer.put32(senderSSRC, at: 4)
-        buffer.put32(mediaSSRC, at: 8)
+        try buffer.putFeedbackHeader(format: Self.format, packetType: RTCPPacketType.payloadSpecificFeedback, size: 12,
+                                     senderSSRC: senderSSRC, mediaSSRC: mediaSSRC)
         return 12
     }
 

@@ -39,9 +39,9 @@ public struct RTCPReceiverEstimatedMaxBitrate: RTCPPacketContent {
     public func serialize(into buffer: UnsafeMutableRawBufferPointer) throws(RTCPError) -> Int {
         guard ssrcs.count <= 255 else { throw .notRepresentable("\(ssrcs.count) REMB SSRCs, at most 255 fit") }
         let size = serializedSize
-        try buffer.putRTCPHeader(count: Self.format, packetType: RTCPPacketType.payloadSpecificFeedback, size: size)
-        buffer.put32(senderSSRC, at: 4)
-        buffer.put32(0, at: 8)  // media source: unused, must be 0
+        // The media source field is unused by REMB and must be 0.
+        try buffer.putFeedbackHeader(format: Self.format, packetType: RTCPPacketType.payloadSpecificFeedback, size: size,
+                                     senderSSRC: senderSSRC, mediaSSRC: 0)
         buffer.put32(Self.identifier, at: 12)
         let (exponent, mantissa) = encodedBitrate
         buffer[16] = UInt8(ssrcs.count)

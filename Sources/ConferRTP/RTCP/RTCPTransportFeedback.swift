@@ -167,10 +167,8 @@ public struct RTCPTransportFeedback: RTCPPacketContent {
         try validate()
         let unpadded = unpaddedSize
         let size = (unpadded + 3) & ~3
-        try buffer.putRTCPHeader(
-            count: Self.format, packetType: RTCPPacketType.transportLayerFeedback, size: size, padding: size > unpadded)
-        buffer.put32(senderSSRC, at: 4)
-        buffer.put32(mediaSSRC, at: 8)
+        try buffer.putFeedbackHeader(format: Self.format, packetType: RTCPPacketType.transportLayerFeedback, size: size,
+                                     padding: size > unpadded, senderSSRC: senderSSRC, mediaSSRC: mediaSSRC)
         buffer.put16(baseSequenceNumber, at: 12)
         buffer.put16(UInt16(packetStatusCount), at: 14)
         buffer.put24(UInt32(bitPattern: referenceTime) & 0xFF_FFFF, at: 16)

@@ -65,12 +65,6 @@ public enum Simulation {
         if fps.rounded() == fps { return (Int(fps), 1) }
         let ntsc = fps * 1001 / 1000
         if abs(ntsc.rounded() - ntsc) < 1e-3 { return (Int(ntsc.rounded()) * 1000, 1001) }
-        var numerator = Int((fps * 1000).rounded())
-        var denominator = 1000
-        var a = numerator, b = denominator
-        while b != 0 { (a, b) = (b, a % b) }
-        numerator /= a
-        denominator /= a
-        return (numerator, denominator)
+        return MediaMath.thousandthsFraction(fps)
     }
 }

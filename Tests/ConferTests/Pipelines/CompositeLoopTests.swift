@@ -5,7 +5,7 @@ import ConferMixer
 
 /// A test-card participant that records which frames it was asked for. It shows a new
 /// picture on every frame except those in `silentFrames`, and fails at `failingFrame`.
-private final class RecordingSource: CompositeLoopSource {
+private final class RecordingSource: CompositeSource {
     struct Failure: Error, Equatable { let frame: Int }
 
     let pattern: TestPatternSource
@@ -69,6 +69,35 @@ private final class RecordingSource: CompositeLoopSource {
         #expect(results[0] == results[1])
         // The test card moves, so the canvases differ from frame to frame.
         #expect(Set(results[0]).count == 24)
+    }
+
+    /// HostPipeline composes with the loop's step, inline: frame by frame it must give the
+    /// canvases the threaded loop gives, and drop a frame's reads when a source fails.
+    @Test func theHostsInlineStepComposesWhatTheLoopDoes() throws {
+        let looped = (0..<4).map { RecordingSource(index: $0) }
+        looped[3].silentFrames = [2, 7]
+        let loop = Self.loop(sources: looped, threads: 2)
+        var expected: [UInt64] = []
+        try loop.run(frames: 12) { expected.append(Self.fingerprint($0)) }
+
+        let inline = (0..<4).map { RecordingSource(index: $0) }
+        inline[3].silentFrames = [2, 7]
+        var composer = HostComposer(compositor: VideoCompositor(configuration: .init(width: 320, height: 180, poolCapacity: 4)))
+        for (i, source) in inline.enumerated() { composer.add(ParticipantID(UInt32(i + 1)), source: source) }
+        var composed: [UInt64] = []
+        for frame in 0..<12 {
+            composed.append(Self.fingerprint(try composer.compose(frame: frame, at: loop.time(ofFrame: frame))))
+        }
+        #expect(composed == expected)
+        #expect(composer.compositor.statistics == loop.compositor.statistics)
+
+        inline[2].failingFrame = 12
+        #expect(throws: RecordingSource.Failure(frame: 12)) { try composer.compose(frame: 12, at: loop.time(ofFrame: 12)) }
+        #expect(composer.pictures.allSatisfy { $0 == nil }, "the failed frame's reads are dropped")
+        #expect(composer.compositor.statistics.composedFrames == 12)
+        composer.remove(ParticipantID(2))
+        #expect(composer.participants == [1, 3, 4].map { ParticipantID(UInt32($0)) })
+        #expect(composer.compositor.members == composer.participants)
     }
 
     @Test func runsContinueTheFrameCount() throws {

@@ -1,9 +1,9 @@
 public import ConferMedia
 public import ConferMixer
 
-/// A compositing host's per-frame video work on two cores: read (decode) every
-/// participant's next picture, lay them out with a ``VideoCompositor``, and hand the canvas
-/// to the caller (who encodes it once).
+/// The host's compositing step (``HostComposer``: read (decode) every participant's next
+/// picture, lay them out, compose) driven on two cores, handing each canvas to the caller
+/// (who encodes it once). ``HostPipeline`` runs the same step inline, one frame per poll.
 ///
 /// With two threads, a producer thread reads the sources and composes frame k + 1 while the
 /// calling thread consumes (encodes) frame k, as `confer mix` overlaps compositing and
@@ -42,7 +42,7 @@ public final class CompositeLoop {
     }
 
     /// The compositor, with the state the frames so far left in it; read it between runs.
-    public var compositor: VideoCompositor { producer.compositor }
+    public var compositor: VideoCompositor { producer.composer.compositor }
     /// Who each source is, in source order.
     public let participants: [ParticipantID]
     /// Output frames per second: frame k is composed at k / frameRate.
@@ -65,17 +65,16 @@ public final class CompositeLoop {
     ///     two sides).
     ///   - queueDepth: canvases that may wait for the consumer; nil takes as many as the
     ///     compositor's pool leaves free (its capacity less 2, at least 1).
-    public init(compositor: VideoCompositor, sources: [(participant: ParticipantID, source: any CompositeLoopSource)],
+    public init(compositor: VideoCompositor, sources: [(participant: ParticipantID, source: any CompositeSource)],
                 frameRate: Double = 30, threads: Int = 2, queueDepth: Int? = nil) {
         precondition(frameRate > 0, "a frame rate must be positive")
-        var compositor = compositor
-        for entry in sources { compositor.add(participant: entry.participant) }
+        var composer = HostComposer(compositor: compositor)
+        for entry in sources { composer.add(entry.participant, source: entry.source) }
         participants = sources.map(\.participant)
         self.frameRate = frameRate
         self.threads = min(2, max(1, threads))
         self.queueDepth = max(1, queueDepth ?? compositor.configuration.poolCapacity - 2)
-        producer = CompositeLoopProducer(compositor: compositor, sources: sources.map(\.source),
-                                         participants: participants)
+        producer = CompositeLoopProducer(composer: composer)
     }
 
     /// Composes the next `frames` output frames, calling `consume` on the calling thread
@@ -106,16 +105,18 @@ public final class CompositeLoop {
     private func runSerially(_ range: Range<Int>, consume: (VideoFrame) throws -> Void) throws {
         for frame in range {
             nextFrame = frame + 1
-            let canvas = try producer.composeSerially(frame: frame, at: time(ofFrame: frame))
-            statistics.reads += producer.sources.count
+            let canvas = try producer.composer.compose(frame: frame, at: time(ofFrame: frame))
+            statistics.reads += participants.count
             try consume(canvas)
             statistics.frames += 1
         }
     }
 
     private func runInParallel(_ range: Range<Int>, consume: (VideoFrame) throws -> Void) throws {
-        let board = CompositeLoopBoard(sourceCount: producer.sources.count, capacity: queueDepth)
+        let board = CompositeLoopBoard(sourceCount: participants.count, capacity: queueDepth)
         let producer = self.producer
+        // Read before the producer starts mutating its composer; the array is never changed.
+        let sources = producer.composer.sources
         let frameRate = self.frameRate
         guard let thread = CompositeLoopThread({ producer.produce(range, frameRate: frameRate, board: board) }) else {
             // No thread to be had: the same frames, in order, on this one.
@@ -139,7 +140,7 @@ public final class CompositeLoop {
                     try consume(canvas)
                     consumed += 1
                 case .read(let source, let frame):
-                    let result = Result { try producer.sources[source].picture(forFrame: frame, at: time(ofFrame: frame)) }
+                    let result = Result { try sources[source].picture(forFrame: frame, at: time(ofFrame: frame)) }
                     board.complete(source: source, with: result, byConsumer: true)
                 case .wait:
                     let before = ContinuousClock.now
@@ -159,42 +160,26 @@ public final class CompositeLoop {
     }
 }
 
-/// The producer side of a ``CompositeLoop``: the compositor and the sources.
+/// The producer side of a ``CompositeLoop``: the composer, driven frame after frame.
 final class CompositeLoopProducer: @unchecked Sendable {
     // Sendable: during a two-thread run the producer thread is the only code that touches
-    // `compositor`, `pictures` and the wait counters; the calling thread reads them only
-    // after joining that thread (the join orders the accesses),
-    // and between runs only the calling thread uses them. The calling thread also calls
-    // into `sources`, but only for a source it has claimed on the board: a claim is taken
-    // and released under the board's lock, and the producer neither claims a source nor
-    // starts the next frame while a claim is outstanding, so no source is ever used by
-    // two threads at once and each use happens after the last one finished.
-    var compositor: VideoCompositor
-    let sources: [any CompositeLoopSource]
-    let participants: [ParticipantID]
-    /// Pictures of the frame being composed, in source order (made once, reused).
-    private var pictures: [VideoFrame?]
+    // `composer` and the wait counters; the calling thread reads them only after joining
+    // that thread (the join orders the accesses), and between runs only the calling thread
+    // uses them. The calling thread also calls into the sources, through a copy of the
+    // composer's array taken before the thread starts, but only for a source it has claimed
+    // on the board: a claim is taken and released under the board's lock, and the producer
+    // neither claims a source nor starts the next frame while a claim is outstanding, so no
+    // source is ever used by two threads at once and each use happens after the last one
+    // finished.
+    var composer: HostComposer
     private(set) var waitedForReads = Duration.zero
     private(set) var waitedForRoom = Duration.zero
     private(set) var readsInLastRun = 0
     /// Frames whose sources were (at least partly) asked for in the last run.
     private(set) var framesOpenedInLastRun = 0
 
-    init(compositor: VideoCompositor, sources: [any CompositeLoopSource], participants: [ParticipantID]) {
-        self.compositor = compositor
-        self.sources = sources
-        self.participants = participants
-        pictures = [VideoFrame?](repeating: nil, count: sources.count)
-    }
-
-    /// Reads every source and composes `frame`, all on the calling thread.
-    func composeSerially(frame: Int, at time: Timestamp) throws -> VideoFrame {
-        for i in sources.indices {
-            if let picture = try sources[i].picture(forFrame: frame, at: time) {
-                compositor.update(participant: participants[i], frame: picture, at: time)
-            }
-        }
-        return compositor.compose(at: time)
+    init(composer: HostComposer) {
+        self.composer = composer
     }
 
     /// The producer thread's work for one run: frame after frame, read the sources (sharing
@@ -209,20 +194,16 @@ final class CompositeLoopProducer: @unchecked Sendable {
             framesOpenedInLastRun += 1
             board.open(frame: frame)
             while let source = board.claim() {
-                let result = Result { try sources[source].picture(forFrame: frame, at: time) }
+                let result = Result { try composer.picture(fromSource: source, forFrame: frame, at: time) }
                 board.complete(source: source, with: result, byConsumer: false)
             }
-            if let failure = board.collectPictures(into: &pictures, waited: &waitedForReads) {
+            if let failure = board.collectPictures(into: &composer.pictures, waited: &waitedForReads) {
+                composer.dropReadPictures()
                 board.finish(throwing: failure)
                 return
             }
-            readsInLastRun += sources.count
-            for i in pictures.indices {
-                if let picture = pictures[i].take() {
-                    compositor.update(participant: participants[i], frame: picture, at: time)
-                }
-            }
-            guard board.put(compositor.compose(at: time), waited: &waitedForRoom) else {
+            readsInLastRun += composer.sources.count
+            guard board.put(composer.composeReadPictures(at: time), waited: &waitedForRoom) else {
                 // The consumer stopped; it is not waiting for an end.
                 return
             }

@@ -1,22 +1,12 @@
 /// Reads VP8 or VP9 frames from an IVF file as ``EncodedFrame``s.
 ///
 /// ``read(into:)`` reuses the caller's frame buffer, so a steady read allocates nothing.
-public final class IVFReader {
+public final class IVFReader: ByteSourceReader {
     /// The file header.
     public let header: IVFHeader
     /// Frames read so far.
     public private(set) var framesRead = 0
     private let source: any ByteSource
-
-    /// Opens the IVF file at `path`.
-    public convenience init(path: String) throws(MediaFileError) {
-        try self.init(source: FileByteSource(path: path))
-    }
-
-    /// Reads IVF from `bytes`.
-    public convenience init(bytes: [UInt8]) throws(MediaFileError) {
-        try self.init(source: MemoryByteSource(bytes))
-    }
 
     /// Reads IVF from `source`, starting with its file header.
     public init(source: any ByteSource) throws(MediaFileError) {

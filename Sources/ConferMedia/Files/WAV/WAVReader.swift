@@ -3,7 +3,7 @@
 ///
 /// Input is read in fixed blocks through buffers the reader keeps, so
 /// ``read(into:frameCount:)`` allocates nothing once the caller's frame has its capacity.
-public final class WAVReader {
+public final class WAVReader: ByteSourceReader {
     /// What the header says.
     public let info: WAVInfo
     /// How many 48 kHz frames the reader produces, when the input length is known.
@@ -25,16 +25,6 @@ public final class WAVReader {
     private var flushFramesFed = 0
     /// Set when the data ends before its declared size; thrown once everything before it is read.
     private var truncation: MediaFileError?
-
-    /// Opens the WAV file at `path`.
-    public convenience init(path: String) throws(MediaFileError) {
-        try self.init(source: FileByteSource(path: path))
-    }
-
-    /// Reads WAV from `bytes`.
-    public convenience init(bytes: [UInt8]) throws(MediaFileError) {
-        try self.init(source: MemoryByteSource(bytes))
-    }
 
     /// Reads WAV from `source`, starting with its RIFF header.
     public init(source: any ByteSource) throws(MediaFileError) {
