@@ -48,6 +48,9 @@ public enum LiveMeetingHost {
         let outgoing = DatagramQueue()
         var destination: UDPDestination?
         var address: UDPAddress?
+        var keys: (uplink: SRTPMasterKey, downlink: SRTPMasterKey)?
+        var sends = true
+        var devices = (camera: true, microphone: true)
         var added = false
 
         init(identity: String, id: ParticipantID) {
@@ -112,19 +115,10 @@ public enum LiveMeetingHost {
             case .add(let identity, let slot, let uplinkKey, let downlinkKey, let sends):
                 if let old = members.removeValue(forKey: identity) { remove(old, at: now) }
                 let member = Member(identity: identity, id: ParticipantID(slot))
+                member.keys = (try SRTPMasterKey(profile: .aes128CmHmacSha1_80, keyingMaterial: uplinkKey),
+                               try SRTPMasterKey(profile: .aes128CmHmacSha1_80, keyingMaterial: downlinkKey))
+                member.sends = sends
                 members[identity] = member
-                let uplink = try SRTPMasterKey(profile: .aes128CmHmacSha1_80, keyingMaterial: uplinkKey)
-                let downlink = try SRTPMasterKey(profile: .aes128CmHmacSha1_80, keyingMaterial: downlinkKey)
-                var receive = ReceivePipelineConfiguration(video: .init(codec: host.configuration.codec), audio: .init(), srtpKey: uplink)
-                receive.ssrc = LiveMeetingPlan.hostReceiverSSRC(slot: slot)
-                let outgoing = member.outgoing
-                try host.addParticipant(member.id, configuration: HostParticipantConfiguration(receive: receive, srtpKey: downlink),
-                                        at: now, output: { outgoing.append($0) })
-                member.added = true
-                if !sends {
-                    host.setVideoMuted(true, for: member.id)
-                    host.setAudioMuted(true, for: member.id)
-                }
             case .remove(let identity):
                 if let member = members.removeValue(forKey: identity) { remove(member, at: now) }
             case .address(let identity, let address, let port):
@@ -134,11 +128,31 @@ public enum LiveMeetingHost {
                 member.address = udp
                 member.destination = try? UDPSocket.resolve(udp)
                 byAddress[udp] = member
+                // Into the pipeline only now: joining asks for a keyframe, which must reach
+                // the member rather than leave before anyone knows where to send it.
+                if !member.added { try addToPipeline(member, at: now) }
             case .devices(let identity, let camera, let microphone):
-                guard let member = members[identity], member.added else { return }
-                host.setVideoMuted(!camera, for: member.id)
-                host.setAudioMuted(!microphone, for: member.id)
+                guard let member = members[identity] else { return }
+                member.devices = (camera, microphone)
+                if member.added { applyDevices(member) }
             }
+        }
+
+        private func addToPipeline(_ member: Member, at now: Timestamp) throws {
+            guard let keys = member.keys else { return }
+            var receive = ReceivePipelineConfiguration(video: .init(codec: host.configuration.codec), audio: .init(), srtpKey: keys.uplink)
+            receive.ssrc = LiveMeetingPlan.hostReceiverSSRC(slot: member.id.rawValue)
+            let outgoing = member.outgoing
+            try host.addParticipant(member.id, configuration: HostParticipantConfiguration(receive: receive, srtpKey: keys.downlink),
+                                    at: now, output: { outgoing.append($0) })
+            member.added = true
+            applyDevices(member)
+        }
+
+        /// Mutes what a member does not send: an observer everything, a member its devices turned off.
+        private func applyDevices(_ member: Member) {
+            host.setVideoMuted(!member.sends || !member.devices.camera, for: member.id)
+            host.setAudioMuted(!member.sends || !member.devices.microphone, for: member.id)
         }
 
         private func remove(_ member: Member, at now: Timestamp) {
