@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import ConferClient
 import ConferSession
 import ConferJobs
@@ -31,6 +32,8 @@ struct HostCommand: AsyncParsableCommand {
     var fps = 24.0
     @Option(help: "The composite's top bitrate in kbit/s.")
     var bitrate = 1200
+    @Option(name: .shortAndLong, help: "Write the composite as encoded, what every member receives: .ivf (VP8/VP9) or .h264.")
+    var output: String?
     @Flag(help: "Signaling only: answer requests without compositing.")
     var noMedia = false
     @Option(help: "Seconds to stay (default: until Ctrl-C).")
@@ -48,6 +51,12 @@ struct HostCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let duration, !(duration > 0) { throw ValidationError("--duration must be positive") }
+        if let output {
+            let ext = (output as NSString).pathExtension.lowercased()
+            guard codec == .h264 ? ["h264", "264"].contains(ext) : ext == "ivf" else {
+                throw ValidationError("-o takes the composite as encoded: .ivf for vp8/vp9, .h264 for h264 (got \(output))")
+            }
+        }
         if !(fps > 0 && fps <= 60) { throw ValidationError("--fps must be between 0 and 60") }
         if !(50 ... 50_000).contains(bitrate) { throw ValidationError("--bitrate is in kbit/s, 50…50000") }
         if (try? MixLayout(argument: layout)) == nil { throw ValidationError("unknown --layout '\(layout)': use grid, speaker, pip, presenter or a FILE.json") }
@@ -60,6 +69,7 @@ struct HostCommand: AsyncParsableCommand {
         options.canvasHeight = size.height
         options.frameRate = fps
         options.maximumBitrate = bitrate * 1000
+        options.compositeOutput = output
         options.layout = try MixLayout(argument: layout).kind(participants: [])
         return options
     }
@@ -71,6 +81,6 @@ struct HostCommand: AsyncParsableCommand {
         do { client = try MeetingClient(configuration: configuration) } catch { throw ValidationError("\(error)") }
         guard client.claims.role == .host else { throw ValidationError("the token's role is \(client.claims.role.rawValue); `confer host` needs a host token") }
         try await MemberSession(client: client, printer: EventPrinter(json: events, quiet: quiet), approval: approve, duration: duration,
-                                say: say, cutSignalingAfter: nil, reportPath: report).run(media: noMedia ? nil : try mediaOptions())
+                                say: say, cutSignalingAfter: nil, reportPath: report).run(media: noMedia ? nil : try mediaOptions(), output: output)
     }
 }

@@ -76,7 +76,7 @@ struct MemberSession {
     static let endedStatus: Int32 = 4
 
     /// Runs the session; with `media`, the member's media starts once admitted and stops at the end.
-    func run(media options: MeetingMediaOptions? = nil) async throws {
+    func run(media options: MeetingMediaOptions? = nil, output: String? = nil) async throws {
         let log = EventLog()
         let events = client.events.events
         let client = client
@@ -139,7 +139,7 @@ struct MemberSession {
         figures.cancel()
         firstFrame.cancel()
         var report: MemberMediaReport?
-        if let media { report = MemberMediaReport(await media.stop(), output: options?.videoOutput) }
+        if let media { report = MemberMediaReport(await media.stop(), output: output ?? options?.videoOutput) }
         if end == nil { await client.leave() }
         listener.cancel()
         try await writeReport(log: log, admitted: true, end: end, media: report)

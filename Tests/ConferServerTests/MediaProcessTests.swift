@@ -43,7 +43,8 @@ struct MediaProcessTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let server = try await TestServer()
         let host = try server.member("host", token: try await server.token("boss", role: "host"),
-                                     ["--approve", "alice,bob,carol", "--events", "--report", "\(directory)/host.json"] + Self.canvas)
+                                     ["--approve", "alice,bob,carol", "--events", "--report", "\(directory)/host.json",
+                                      "-o", "\(directory)/host.ivf"] + Self.canvas)
         #expect(await host.wait(upTo: 20) { $0.eventNames.contains("joined") })
         var members: [(String, ConferProcess)] = []
         for name in ["alice", "bob", "carol"] {
@@ -83,6 +84,13 @@ struct MediaProcessTests {
         #expect((hostReport["declined"] as? [String]) == ["dave"])
         let hostMedia = try #require(hostReport["media"] as? [String: Any])
         #expect((hostMedia["framesSent"] as? Int ?? 0) >= 60)
+        // The host's own recording is the composite everyone received.
+        let recorded = try frames("\(directory)/host.ivf")
+        #expect(recorded.count >= 60)
+        let middle = recorded[recorded.count / 2]
+        for (other, slot) in slots {
+            #expect(coverage(of: TestPalette.color(at: slot - 1), in: middle) > 0.02, "the host's recording shows \(other)")
+        }
         await server.stop()
     }
 

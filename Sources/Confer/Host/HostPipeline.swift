@@ -104,6 +104,14 @@ public final class HostPipeline {
         audio = try HostPipelineAudio(configuration: configuration)
     }
 
+    /// Told every composite frame as it was encoded, once, before it is packetized: what
+    /// every participant receives, for a recording. Keeping the frame makes the encoder
+    /// allocate a new buffer for the next one.
+    public var compositeHandler: ((EncodedFrame) -> Void)? {
+        get { video.compositeHandler }
+        set { video.compositeHandler = newValue }
+    }
+
     /// What a participant configures its ``ReceivePipeline`` with to receive the host
     /// (``HostPipelineConfiguration/participantReceiveConfiguration``).
     public var participantReceiveConfiguration: ReceivePipelineConfiguration { configuration.participantReceiveConfiguration }

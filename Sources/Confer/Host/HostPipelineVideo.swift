@@ -22,6 +22,8 @@ final class HostPipelineVideo {
     private var rtxWriter: RTPPacketizer
     private(set) var history: RTPPacketHistory
     private var encoded: EncodedFrame
+    /// Told every composite frame as encoded (for a recording of what everyone receives).
+    var compositeHandler: ((EncodedFrame) -> Void)?
     /// Where each composite packet is written once, before any participant's transport copies it.
     private let packet: UnsafeMutableRawBufferPointer
     /// The payload size that leaves room for the header, the RTX sequence number and any SRTP tag.
@@ -121,6 +123,10 @@ final class HostPipelineVideo {
         }
         let rtpTimestamp = packetizer.rtpTimestamp(at: frameTime)
         lastRTPTimestamp = rtpTimestamp
+        if let compositeHandler {
+            encoded.timestamp = frameTime
+            compositeHandler(encoded)
+        }
         let buffer = UnsafeMutableRawBufferPointer(packet)
         let transportOffset = packetizer.transportSequenceOffset
         do {

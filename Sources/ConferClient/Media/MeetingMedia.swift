@@ -128,6 +128,7 @@ public actor MeetingMedia {
             configuration.layout = options.layout
             configuration.maximumBitrate = options.maximumBitrate
             configuration.bindHost = options.bindHost
+            configuration.output = options.compositeOutput
             let options = options
             let client = client
             started = SessionTime.now()

@@ -15,6 +15,8 @@ public struct MeetingMediaOptions: Sendable {
     public var layout: LayoutKind?
     /// The host: the composite's top bitrate.
     public var maximumBitrate = 1_200_000
+    /// The host: where to write the composite as encoded (.ivf for VP8/VP9, .h264).
+    public var compositeOutput: String?
     /// A participant: a recorded camera (a test pattern in its slot's colour otherwise).
     public var cameraFile: String?
     /// A participant: a recorded voice (a tone in turns otherwise).

@@ -3,6 +3,7 @@ public import ConferMixer
 import ConferNet
 import Confer
 import ConferSRTP
+import ConferJobs
 
 /// How the host of a live meeting composites.
 public struct LiveMeetingHostConfiguration: Sendable {
@@ -14,6 +15,8 @@ public struct LiveMeetingHostConfiguration: Sendable {
     public var maximumBitrate = 1_200_000
     /// The address to bind (loopback by default).
     public var bindHost = "127.0.0.1"
+    /// Where to write the composite as encoded (.ivf for VP8/VP9, .h264), what every member receives.
+    public var output: String?
 
     /// A host compositing by `plan`.
     public init(plan: LiveMeetingPlan) { self.plan = plan }
@@ -37,6 +40,7 @@ public enum LiveMeetingHost {
             _ = try await RealtimeLoop.run(socket: socket, clock: session.clock, pool: session.pool) { event, now in
                 try await session.handle(event, at: now, socket: socket)
             }
+            try session.finish()
             return session.figures()
         }
     }
@@ -71,6 +75,7 @@ public enum LiveMeetingHost {
         /// What members that have left sent and received, so the run's totals keep them.
         private var departed = LiveMeetingControl.Figures()
         private(set) var unknownDatagrams = 0
+        private var composite: CompositeFileWriter?
 
         init(configuration: LiveMeetingHostConfiguration, control: LiveMeetingControl) throws {
             self.control = control
@@ -82,6 +87,16 @@ public enum LiveMeetingHost {
             host.speed = 8
             self.host = try HostPipeline(configuration: host)
             nextFigures = clock.now + .seconds(1)
+            if let path = configuration.output {
+                let plan = configuration.plan
+                let file = try CompositeFileWriter(path: path, codec: plan.codec, width: plan.canvasWidth, height: plan.canvasHeight,
+                                                   frameRate: plan.frameRate)
+                guard file.takesEncodedFrames else {
+                    throw JobError(.unsupportedFormat, "the host writes the composite as encoded: use .ivf (VP8/VP9) or .h264, not \(path)")
+                }
+                composite = file
+                self.host.compositeHandler = { frame in try? file.write(encoded: frame) }
+            }
         }
 
         func handle(_ event: RealtimeEvent, at now: Timestamp, socket: UDPSocket) async throws -> RealtimeNext {
@@ -161,6 +176,8 @@ public enum LiveMeetingHost {
             if member.added { host.removeParticipant(member.id, at: now) }
             member.added = false
         }
+
+        func finish() throws { try composite?.finish() }
 
         func figures() -> LiveMeetingControl.Figures {
             let now = clock.now
