@@ -23,8 +23,12 @@ public struct InMemoryRoomStore: RoomStore {
     /// An empty store.
     public init() {}
 
+    /// The room with this id, if it is open.
     public func room(_ id: String) -> ServerRoom? { rooms[id] }
+    /// Keeps `room`.
     public mutating func save(_ room: ServerRoom) { rooms[room.info.id] = room }
+    /// Forgets a closed room.
     public mutating func remove(_ id: String) { rooms.removeValue(forKey: id) }
+    /// Every open room's id, sorted, so rooms are visited in one order.
     public var roomIDs: [String] { rooms.keys.sorted() }
 }
