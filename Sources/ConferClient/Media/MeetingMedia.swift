@@ -26,6 +26,8 @@ public actor MeetingMedia {
     private var applied: [String: Applied] = [:]
     /// Participant: the host description the running media was started for.
     private var runningFor: MediaDescription?
+    /// Participant: whether the running media sends (an observer's does not).
+    private var runningSends = true
     private var started: SessionTime?
     private var totals = LiveMeetingControl.Figures()
 
@@ -172,14 +174,18 @@ public actor MeetingMedia {
             if runningFor != nil { await stopMedia() } // the host left: nothing to send to
             return
         }
-        if runningFor == hostMedia { return }
-        if runningFor != nil { await stopMedia() }
         let me = room.member(client.identity)
+        let sends = me?.role.sends ?? true
+        // Same host, same role: nothing to change. An observer made a participant restarts
+        // its media so that it starts sending.
+        if runningFor == hostMedia, runningSends == sends { return }
+        if runningFor != nil { await stopMedia() }
         var configuration = LiveMeetingParticipantConfiguration(
             plan: LiveMeetingPlan(codec: codec, canvasWidth: hostMedia.width, canvasHeight: hostMedia.height, frameRate: hostMedia.frameRate),
             host: UDPAddress(host: hostMedia.host, port: hostMedia.port), slot: grant.slot, uplinkKey: grant.uplinkKey,
             downlinkKey: grant.downlinkKey)
-        configuration.sends = me?.role.sends ?? true
+        configuration.sends = sends
+        runningSends = sends
         configuration.cameraFile = options.cameraFile
         configuration.microphoneFile = options.microphoneFile
         configuration.cameraWidth = options.cameraWidth
