@@ -42,7 +42,9 @@ final class HostPipelineParticipant {
 /// pipeline).
 final class HostPipelinePictureInput: CompositeSource {
     let id: ParticipantID
-    private let video: HostPipelineVideo
+    /// Unowned: the video owns this input (through its composer), so a strong reference back
+    /// would be a cycle that keeps the whole host, encoder included, alive forever.
+    private unowned let video: HostPipelineVideo
     private(set) var framesReceived = 0
     private(set) var width = 0
     private(set) var height = 0
