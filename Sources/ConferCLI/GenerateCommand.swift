@@ -29,7 +29,7 @@ struct GenerateCommand: ParsableCommand {
 
     func validate() throws {
         if !(duration > 0 && duration <= 3600) { throw ValidationError("--duration must be between 0 and 3600 seconds") }
-        if !(fps > 0 && fps <= 240) { throw ValidationError("--fps must be between 0 and 240") }
+        try OptionCheck.frameRate(fps)
         if channels != 1 && channels != 2 { throw ValidationError("--channels must be 1 or 2") }
     }
 

@@ -69,7 +69,7 @@ struct MeetingCommand: ParsableCommand {
             throw ValidationError("--participants \(participants) but \(inputs.count) --inputs: give one or the other")
         }
         // --loss, --delay, --jitter and --bandwidth are checked by NetworkConditionOptions.
-        if !(50...50_000).contains(bitrate) { throw ValidationError("--bitrate is in kbit/s, 50…50000") }
+        try OptionCheck.bitrate(bitrate, in: 50 ... 50_000)
         let lowered = layout.lowercased()
         if !MixLayout.names.contains(lowered) && !["active-speaker", "picture-in-picture"].contains(lowered)
             && !lowered.hasSuffix(".json") {

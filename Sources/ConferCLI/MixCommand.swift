@@ -92,11 +92,11 @@ struct MixCommand: ParsableCommand {
             throw ValidationError("unknown --layout '\(layout)': use grid, speaker, pip, presenter or a FILE.json")
         }
         if let output { try Self.checkContainer(output, codec: codec) }
-        if let bitrate, !(1...100_000).contains(bitrate) { throw ValidationError("--bitrate is in kbit/s, 1…100000") }
-        if !(fps > 0 && fps <= 240) { throw ValidationError("--fps must be between 0 and 240") }
-        if let threads, !(1...16).contains(threads) { throw ValidationError("--threads must be 1…16") }
+        try OptionCheck.bitrate(bitrate)
+        try OptionCheck.frameRate(fps)
+        try OptionCheck.threads(threads)
         if !(1...64).contains(queueDepth) { throw ValidationError("--queue-depth must be 1…64") }
-        if let duration, !(duration > 0) { throw ValidationError("--duration must be positive") }
+        try OptionCheck.positiveDuration(duration)
         if !(placeholderTimeout > 0 && placeholderTimeout <= 3600) {
             throw ValidationError("--placeholder-timeout must be between 0 and 3600 seconds")
         }

@@ -113,10 +113,7 @@ struct NetsimCommand: AsyncParsableCommand {
             })
         }
         // Ctrl-C ends the relay cleanly so the statistics still print.
-        signal(SIGINT, SIG_IGN)
-        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        interrupt.setEventHandler { running.cancel() }
-        interrupt.resume()
+        let interrupt = running.cancelledOnInterrupt()
         defer { interrupt.cancel() }
 
         let ticker = Task {

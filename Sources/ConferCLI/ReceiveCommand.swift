@@ -60,14 +60,14 @@ struct ReceiveCommand: AsyncParsableCommand {
         } else if let listen, UDPAddress(parsing: listen) == nil {
             throw ValidationError("--listen must be HOST:PORT")
         }
-        if let payloadType, !(0...127).contains(payloadType) { throw ValidationError("--payload-type must be 0…127") }
+        try OptionCheck.payloadType(payloadType)
         if let rtxPayloadType, !(0...127).contains(rtxPayloadType) || rtxPayloadType == payloadType {
             throw ValidationError("--rtx-payload-type must be 0…127 and not the media's")
         }
-        if let duration, !(duration > 0) { throw ValidationError("--duration must be positive") }
+        try OptionCheck.positiveDuration(duration)
         if !(idleTimeout > 0) { throw ValidationError("--idle-timeout must be positive") }
         if let channels, channels != 1 && channels != 2 { throw ValidationError("--channels must be 1 or 2") }
-        if !(fps > 0 && fps <= 240) { throw ValidationError("--fps must be between 0 and 240") }
+        try OptionCheck.frameRate(fps)
     }
 
     func run() async throws {
@@ -103,10 +103,7 @@ struct ReceiveCommand: AsyncParsableCommand {
                 if !quiet { printError("receive: listening on \(UDPAddress(host: chosen.listen.host, port: port))") }
             }
         }
-        signal(SIGINT, SIG_IGN)
-        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        interrupt.setEventHandler { reception.cancel() }
-        interrupt.resume()
+        let interrupt = reception.cancelledOnInterrupt()
         defer { interrupt.cancel() }
         let report = try await reception.value
         try outputOptions.emit(report)

@@ -56,10 +56,10 @@ struct SendCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard UDPAddress(parsing: destination) != nil else { throw ValidationError("--to must be HOST:PORT, such as 127.0.0.1:5004") }
-        if let payloadType, !(0...127).contains(payloadType) { throw ValidationError("--payload-type must be 0…127") }
+        try OptionCheck.payloadType(payloadType)
         if !(200...65_507).contains(mtu) { throw ValidationError("--mtu must be 200…65507") }
-        if let bitrate, !(1...100_000).contains(bitrate) { throw ValidationError("--bitrate is in kbit/s, 1…100000") }
-        if let duration, !(duration > 0) { throw ValidationError("--duration must be positive") }
+        try OptionCheck.bitrate(bitrate)
+        try OptionCheck.positiveDuration(duration)
         if !(0...100).contains(spreadMs) { throw ValidationError("--spread-ms must be 0…100") }
         if !(0...3600).contains(keyframeInterval) { throw ValidationError("--keyframe-interval is in seconds, 0…3600") }
         if !(0...60).contains(linger) { throw ValidationError("--linger is in seconds, 0…60") }

@@ -50,7 +50,7 @@ struct SimulateCommand: ParsableCommand {
     func validate() throws {
         // --loss, --burst, --delay, --jitter and --bandwidth are checked by NetworkConditionOptions.
         if !(0...100).contains(feedbackLoss) { throw ValidationError("--feedback-loss is a percentage, 0…100") }
-        if let bitrate, !(30...100_000).contains(bitrate) { throw ValidationError("--bitrate is in kbit/s, 30…100000") }
+        try OptionCheck.bitrate(bitrate, in: 30 ... 100_000)
         if let duration, !(duration > 0 && duration <= 3600) { throw ValidationError("--duration must be between 0 and 3600 seconds") }
         if !codec.isVideo { throw ValidationError("--codec must be vp8, vp9 or h264") }
     }

@@ -40,9 +40,9 @@ struct TranscodeCommand: ParsableCommand {
     @OptionGroup var outputOptions: OutputOptions
 
     func validate() throws {
-        if let bitrate, !(1...100_000).contains(bitrate) { throw ValidationError("--bitrate is in kbit/s, 1…100000") }
-        if let fps, !(fps > 0 && fps <= 240) { throw ValidationError("--fps must be between 0 and 240") }
-        if !(1...16).contains(threads) { throw ValidationError("--threads must be 1…16") }
+        try OptionCheck.bitrate(bitrate)
+        try OptionCheck.frameRate(fps)
+        try OptionCheck.threads(threads)
     }
 
     func run() throws {

@@ -123,12 +123,7 @@ public struct VideoFrame: Sendable {
     public let layout: FrameLayout
     /// Presentation time.
     public var timestamp: Timestamp
-
-    init(storage: FrameStorage, layout: FrameLayout, timestamp: Timestamp) {
-        self.storage = storage
-        self.layout = layout
-        self.timestamp = timestamp
-    }
+    // Made by the memberwise init(storage:layout:timestamp:).
 
     /// Luma width in pixels.
     public var width: Int { layout.width }

@@ -4,7 +4,7 @@
 /// picture at a seeded velocity, so motion search finds something to do, and fresh grain
 /// is added to every pixel of every frame, so no frame can be predicted exactly from the
 /// last. Frames come from a ``FramePool``; the texture is made once, in `init`.
-public struct NoisePatternSource: Sendable {
+public struct NoisePatternSource: IndexedVideoSource, Sendable {
     /// The pool frames are drawn into (its size is the picture size).
     public let pool: FramePool
     /// Frames per second; frame `n` is stamped `n / frameRate` seconds.
@@ -37,11 +37,6 @@ public struct NoisePatternSource: Sendable {
         velocity = (pixelsPerSecond * Math.cosine(angle), pixelsPerSecond * Math.sine(angle))
     }
 
-    /// Picture width in pixels.
-    public var width: Int { pool.layout.width }
-    /// Picture height in pixels.
-    public var height: Int { pool.layout.height }
-
     /// The next frame.
     public mutating func next() -> VideoFrame {
         defer { frameIndex += 1 }
@@ -50,7 +45,7 @@ public struct NoisePatternSource: Sendable {
 
     /// Frame `index`, the same whenever it is asked for.
     public func render(frameIndex index: Int) -> VideoFrame {
-        let frame = pool.makeFrame(timestamp: Timestamp(microseconds: Int64((Double(index) * 1_000_000 / frameRate).rounded())))
+        let frame = pool.makeFrame(timestamp: timestamp(ofFrame: index))
         let seconds = Double(index) / frameRate
         let dx = Int((velocity.x * seconds).rounded()), dy = Int((velocity.y * seconds).rounded())
         var random = SeededRandom(seed: seed ^ (UInt64(truncatingIfNeeded: index) &* 0x9E37_79B9_7F4A_7C15))

@@ -11,7 +11,7 @@
 /// scaled copy of the picture (say, a participant's slot in a composite). Frames come
 /// from a ``FramePool`` and times from the frame index alone: no wall clock, no
 /// allocation per frame once the pool is warm.
-public struct TestPatternSource: Sendable {
+public struct TestPatternSource: IndexedVideoSource, Sendable {
     /// The pool frames are drawn into (its size is the picture size).
     public let pool: FramePool
     /// Frames per second; frame `n` is stamped `n / frameRate` seconds.
@@ -44,11 +44,6 @@ public struct TestPatternSource: Sendable {
                   seed: seed, startFrame: startFrame, poolCapacity: poolCapacity)
     }
 
-    /// Picture width in pixels.
-    public var width: Int { pool.layout.width }
-    /// Picture height in pixels.
-    public var height: Int { pool.layout.height }
-
     /// The next frame; its counter is ``frameIndex`` before the call.
     public mutating func next() -> VideoFrame {
         defer { frameIndex += 1 }
@@ -60,11 +55,6 @@ public struct TestPatternSource: Sendable {
         let frame = pool.makeFrame(timestamp: timestamp(ofFrame: index))
         draw(frameIndex: index, on: frame)
         return frame.finish()
-    }
-
-    /// The presentation time of frame `index`.
-    public func timestamp(ofFrame index: Int) -> Timestamp {
-        Timestamp(microseconds: Int64((Double(index) * 1_000_000 / frameRate).rounded()))
     }
 
     /// Draws frame `index` over the whole of `frame`.

@@ -20,11 +20,6 @@ public struct H264Depacketizer: Depacketizer, Sendable {
     /// A depacketizer.
     public init() {}
 
-    /// Reads and validates one payload's descriptor.
-    public func parse(_ payload: UnsafeRawBufferPointer) throws(PayloadError) -> H264PayloadDescriptor {
-        try H264PayloadDescriptor.parse(payload)
-    }
-
     /// Validates `payload` and says where it sits in its frame, without allocating.
     public func boundaries(of payload: UnsafeRawBufferPointer, marker: Bool) throws(PayloadError) -> PayloadBoundaries {
         let d = try parse(payload)

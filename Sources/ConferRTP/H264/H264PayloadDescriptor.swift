@@ -2,7 +2,7 @@ import ConferMedia
 
 /// What the first bytes of an H.264 RTP payload say (RFC 6184 §5.2): its packet type and
 /// the NAL units it carries.
-public struct H264PayloadDescriptor: Hashable, Sendable {
+public struct H264PayloadDescriptor: PayloadDescriptor, Hashable, Sendable {
     /// The RTP packet types Confer reads (packetization modes 0 and 1).
     public enum PacketType: Hashable, Sendable {
         /// One whole NAL unit (types 1–23).

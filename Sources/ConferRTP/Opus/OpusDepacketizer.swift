@@ -1,7 +1,7 @@
 public import ConferMedia
 
 /// What the TOC byte of an Opus packet says (RFC 6716 §3.1); Opus has no payload descriptor.
-public struct OpusPayloadDescriptor: Hashable, Sendable {
+public struct OpusPayloadDescriptor: PayloadDescriptor, Hashable, Sendable {
     /// The configuration number (0…31): mode, bandwidth and frame size.
     public var configuration: UInt8
     /// The s bit: the packet is coded in stereo.
@@ -76,11 +76,6 @@ public struct OpusDepacketizer: Depacketizer, Sendable {
 
     /// A depacketizer; it keeps no state.
     public init() {}
-
-    /// Reads and validates one payload's descriptor.
-    public func parse(_ payload: UnsafeRawBufferPointer) throws(PayloadError) -> OpusPayloadDescriptor {
-        try OpusPayloadDescriptor.parse(payload)
-    }
 
     /// Validates `payload` and says where it sits in its frame, without allocating.
     public func boundaries(of payload: UnsafeRawBufferPointer, marker: Bool) throws(PayloadError) -> PayloadBoundaries {

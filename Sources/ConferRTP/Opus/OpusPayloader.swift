@@ -33,9 +33,7 @@ public struct OpusPayloader: Payloader, Sendable {
         _ frame: EncodedFrame, maxPayloadSize: Int,
         _ emit: (_ payload: UnsafeRawBufferPointer, _ marker: Bool) throws(EmitFailure) -> Void
     ) throws(PayloaderFailure<EmitFailure>) {
-        guard !frame.data.isEmpty else {
-            throw .payload(PayloadError(.invalid, codec: .opus, field: "frame data (empty)", offset: 0))
-        }
+        try PayloaderFailure<EmitFailure>.requireData(of: frame, codec: .opus)
         guard frame.data.count <= maxPayloadSize else {
             throw .payload(PayloadError(.doesNotFit, codec: .opus, field: "Opus packet larger than maxPayloadSize",
                                         offset: maxPayloadSize))

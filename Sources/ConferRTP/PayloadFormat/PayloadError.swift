@@ -60,6 +60,15 @@ public enum PayloaderFailure<EmitFailure: Error>: Error {
     case emit(EmitFailure)
 }
 
+extension PayloaderFailure {
+    /// Throws unless `frame` has data: no payload format packetizes an empty frame.
+    static func requireData(of frame: EncodedFrame, codec: Codec) throws(PayloaderFailure) {
+        guard !frame.data.isEmpty else {
+            throw .payload(PayloadError(.invalid, codec: codec, field: "frame data (empty)", offset: 0))
+        }
+    }
+}
+
 extension PayloaderFailure where EmitFailure == Never {
     /// The payload error, when the closure cannot throw.
     public var payloadError: PayloadError {

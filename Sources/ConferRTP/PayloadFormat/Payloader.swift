@@ -101,6 +101,19 @@ public protocol Depacketizer {
     mutating func endFrame(_ frame: inout EncodedFrame) throws(PayloadError)
 }
 
+/// A payload descriptor that reads itself from the start of one payload.
+public protocol PayloadDescriptor: Sendable {
+    /// Reads and validates the descriptor of `payload`.
+    static func parse(_ payload: UnsafeRawBufferPointer) throws(PayloadError) -> Self
+}
+
+extension Depacketizer where Descriptor: PayloadDescriptor {
+    /// Reads and validates one payload's descriptor.
+    public func parse(_ payload: UnsafeRawBufferPointer) throws(PayloadError) -> Descriptor {
+        try Descriptor.parse(payload)
+    }
+}
+
 extension Depacketizer {
     /// Reads one payload's descriptor from an array.
     public func parse(_ payload: [UInt8]) throws(PayloadError) -> Descriptor {

@@ -16,23 +16,16 @@ public struct RTCPReceiverReport: RTCPPacketContent {
         self.profileExtension = profileExtension
     }
 
-    public var serializedSize: Int { 8 + RTCPReportBlock.size * reportBlocks.count + profileExtension.count }
+    public var serializedSize: Int { ReceptionReports.size(senderInfo: 0, reportBlocks, profileExtension) }
 
     public func serialize(into buffer: UnsafeMutableRawBufferPointer) throws(RTCPError) -> Int {
-        try checkWritable(reportBlocks.count, profileExtension.count)
-        let size = serializedSize
-        try buffer.putRTCPHeader(count: UInt8(reportBlocks.count), packetType: RTCPPacketType.receiverReport, size: size)
-        buffer.put32(ssrc, at: 4)
-        let position = RTCPReportBlock.writeBlocks(reportBlocks, to: buffer, at: 8)
-        buffer.putBytes(profileExtension, at: position)
-        return size
+        try ReceptionReports.write(packetType: RTCPPacketType.receiverReport, ssrc: ssrc, senderInfo: 0,
+                                   reportBlocks, profileExtension, into: buffer)
     }
 
     public init(parsing packet: RTCPPacketSlice) throws(RTCPError) {
         try packet.require(4, at: 0)
-        let body = packet.body
-        ssrc = body.u32(0)
-        reportBlocks = try RTCPReportBlock.readBlocks(Int(packet.count), from: packet, at: 4)
-        profileExtension = wholeWords(of: body, from: 4 + RTCPReportBlock.size * reportBlocks.count)
+        ssrc = packet.body.u32(0)
+        (reportBlocks, profileExtension) = try ReceptionReports.read(from: packet, senderInfo: 0)
     }
 }

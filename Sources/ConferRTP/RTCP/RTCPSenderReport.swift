@@ -32,19 +32,15 @@ public struct RTCPSenderReport: RTCPPacketContent {
         self.profileExtension = profileExtension
     }
 
-    public var serializedSize: Int { 28 + RTCPReportBlock.size * reportBlocks.count + profileExtension.count }
+    public var serializedSize: Int { ReceptionReports.size(senderInfo: 20, reportBlocks, profileExtension) }
 
     public func serialize(into buffer: UnsafeMutableRawBufferPointer) throws(RTCPError) -> Int {
-        try checkWritable(reportBlocks.count, profileExtension.count)
-        let size = serializedSize
-        try buffer.putRTCPHeader(count: UInt8(reportBlocks.count), packetType: RTCPPacketType.senderReport, size: size)
-        buffer.put32(ssrc, at: 4)
+        let size = try ReceptionReports.write(packetType: RTCPPacketType.senderReport, ssrc: ssrc, senderInfo: 20,
+                                              reportBlocks, profileExtension, into: buffer)
         buffer.put64(ntpTime.rawValue, at: 8)
         buffer.put32(rtpTimestamp, at: 16)
         buffer.put32(packetCount, at: 20)
         buffer.put32(octetCount, at: 24)
-        let position = RTCPReportBlock.writeBlocks(reportBlocks, to: buffer, at: 28)
-        buffer.putBytes(profileExtension, at: position)
         return size
     }
 
@@ -56,8 +52,36 @@ public struct RTCPSenderReport: RTCPPacketContent {
         rtpTimestamp = body.u32(12)
         packetCount = body.u32(16)
         octetCount = body.u32(20)
-        reportBlocks = try RTCPReportBlock.readBlocks(Int(packet.count), from: packet, at: 24)
-        profileExtension = wholeWords(of: body, from: 24 + RTCPReportBlock.size * reportBlocks.count)
+        (reportBlocks, profileExtension) = try ReceptionReports.read(from: packet, senderInfo: 20)
+    }
+}
+
+/// What an SR and an RR share: the reporter's SSRC first, then `senderInfo` bytes (20 in an
+/// SR, none in an RR), then the report blocks and the opaque profile extension.
+enum ReceptionReports {
+    /// The packet size with `senderInfo` bytes, `blocks` and `profileExtension`.
+    static func size(senderInfo: Int, _ blocks: [RTCPReportBlock], _ profileExtension: [UInt8]) -> Int {
+        8 + senderInfo + RTCPReportBlock.size * blocks.count + profileExtension.count
+    }
+
+    /// Writes the header, `ssrc`, the blocks and the extension, leaving the sender info to the
+    /// caller; returns the packet size.
+    static func write(packetType: UInt8, ssrc: UInt32, senderInfo: Int, _ blocks: [RTCPReportBlock],
+                      _ profileExtension: [UInt8], into buffer: UnsafeMutableRawBufferPointer) throws(RTCPError) -> Int {
+        try checkWritable(blocks.count, profileExtension.count)
+        let total = size(senderInfo: senderInfo, blocks, profileExtension)
+        try buffer.putRTCPHeader(count: UInt8(blocks.count), packetType: packetType, size: total)
+        buffer.put32(ssrc, at: 4)
+        let position = RTCPReportBlock.writeBlocks(blocks, to: buffer, at: 8 + senderInfo)
+        buffer.putBytes(profileExtension, at: position)
+        return total
+    }
+
+    /// The blocks (as many as the header counts) and the extension after `senderInfo` bytes.
+    static func read(from packet: RTCPPacketSlice, senderInfo: Int) throws(RTCPError)
+        -> (blocks: [RTCPReportBlock], profileExtension: [UInt8]) {
+        let blocks = try RTCPReportBlock.readBlocks(Int(packet.count), from: packet, at: 4 + senderInfo)
+        return (blocks, wholeWords(of: packet.body, from: 4 + senderInfo + RTCPReportBlock.size * blocks.count))
     }
 }
 

@@ -22,17 +22,12 @@ public struct RTPHeaderExtensionElementView {
 /// The walk stops where RFC 8285 says to (end of block, id 15) and skips padding bytes.
 /// ``RTPPacketView`` has already validated every element's length, so iteration cannot fail.
 public struct RTPHeaderExtensionElements: Sequence {
-    @usableFromInline let bytes: UnsafeRawBufferPointer
-    @usableFromInline let start: Int
-    @usableFromInline let end: Int
-    @usableFromInline let twoByte: Bool
+    // The walk not yet begun: the sequence is its first iterator.
+    @usableFromInline let unstarted: Iterator
 
     @inlinable
     init(bytes: UnsafeRawBufferPointer, start: Int, end: Int, twoByte: Bool) {
-        self.bytes = bytes
-        self.start = start
-        self.end = end
-        self.twoByte = twoByte
+        unstarted = Iterator(bytes: bytes, position: start, end: end, twoByte: twoByte)
     }
 
     /// Walks the block one element at a time.
@@ -68,9 +63,7 @@ public struct RTPHeaderExtensionElements: Sequence {
     }
 
     @inlinable
-    public func makeIterator() -> Iterator {
-        Iterator(bytes: bytes, position: start, end: end, twoByte: twoByte)
-    }
+    public func makeIterator() -> Iterator { unstarted }
 
     /// Whether there are no elements at all.
     @inlinable

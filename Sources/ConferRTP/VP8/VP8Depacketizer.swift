@@ -14,11 +14,6 @@ public struct VP8Depacketizer: Depacketizer, Sendable {
     /// A depacketizer; it keeps no state between frames.
     public init() {}
 
-    /// Reads and validates one payload's descriptor.
-    public func parse(_ payload: UnsafeRawBufferPointer) throws(PayloadError) -> VP8PayloadDescriptor {
-        try VP8PayloadDescriptor.parse(payload)
-    }
-
     /// Validates `payload` and says where it sits in its frame, without allocating.
     public func boundaries(of payload: UnsafeRawBufferPointer, marker: Bool) throws(PayloadError) -> PayloadBoundaries {
         let head = try parse(payload).startsFrame

@@ -11,7 +11,7 @@ import ConferMedia
 /// L:  |   TL0PICIDX   | (OPTIONAL)
 /// T/K:|TID|Y| KEYIDX  | (OPTIONAL)
 /// ```
-public struct VP8PayloadDescriptor: Hashable, Sendable {
+public struct VP8PayloadDescriptor: PayloadDescriptor, Hashable, Sendable {
     /// N: the frame can be discarded without affecting any other frame.
     public var isNonReference: Bool
     /// S: the payload starts a VP8 partition.

@@ -48,9 +48,7 @@ public struct VP8Payloader: Payloader, Sendable {
     ) throws(PayloaderFailure<EmitFailure>) {
         var descriptor = descriptor(for: frame)
         let headerSize = descriptor.encodedSize
-        guard !frame.data.isEmpty else {
-            throw .payload(PayloadError(.invalid, codec: .vp8, field: "frame data (empty)", offset: 0))
-        }
+        try PayloaderFailure<EmitFailure>.requireData(of: frame, codec: .vp8)
         guard let split = PayloadSplit(total: frame.data.count, firstCapacity: maxPayloadSize - headerSize,
                                        restCapacity: maxPayloadSize - headerSize) else {
             throw .payload(PayloadError(.doesNotFit, codec: .vp8, field: "maxPayloadSize below descriptor + 1", offset: 0))

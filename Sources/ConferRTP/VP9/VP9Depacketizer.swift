@@ -16,11 +16,6 @@ public struct VP9Depacketizer: Depacketizer, Sendable {
     /// A depacketizer; it keeps no state between frames.
     public init() {}
 
-    /// Reads and validates one payload's descriptor.
-    public func parse(_ payload: UnsafeRawBufferPointer) throws(PayloadError) -> VP9PayloadDescriptor {
-        try VP9PayloadDescriptor.parse(payload)
-    }
-
     /// Validates `payload` and says where it sits in its frame, without allocating.
     public func boundaries(of payload: UnsafeRawBufferPointer, marker: Bool) throws(PayloadError) -> PayloadBoundaries {
         let d = try VP9PayloadDescriptor.parse(payload, buildingScalabilityStructure: false)

@@ -79,7 +79,7 @@ public struct VP9ReferenceDiffs: RandomAccessCollection, Hashable, Sendable {
 /// F/P:|  P_DIFF     |N| (up to 3 times, flexible mode)
 /// V:  | SS            | (OPTIONAL)
 /// ```
-public struct VP9PayloadDescriptor: Hashable, Sendable {
+public struct VP9PayloadDescriptor: PayloadDescriptor, Hashable, Sendable {
     /// The picture id, 7 or 15 bits, when the I bit is set.
     public var pictureID: UInt16?
     /// How the picture id is written.

@@ -69,9 +69,7 @@ public struct VP9Payloader: Payloader, Sendable {
         _ frame: EncodedFrame, maxPayloadSize: Int,
         _ emit: (_ payload: UnsafeRawBufferPointer, _ marker: Bool) throws(EmitFailure) -> Void
     ) throws(PayloaderFailure<EmitFailure>) {
-        guard !frame.data.isEmpty else {
-            throw .payload(PayloadError(.invalid, codec: .vp9, field: "frame data (empty)", offset: 0))
-        }
+        try PayloaderFailure<EmitFailure>.requireData(of: frame, codec: .vp9)
         var descriptor = descriptor(for: frame)
         let firstHeader = descriptor.encodedSize
         let structure = descriptor.scalabilityStructure
