@@ -6,7 +6,7 @@ import Testing
 /// Live meetings with media between separate processes: a host compositing on one UDP
 /// socket, participants sending test patterns in their slot's colour and writing the
 /// composite they decode. Wall clock, loopback, generous margins (debug builds on two cores).
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(3)), .wallClockExclusive)
 struct MediaProcessTests {
     static let canvas = ["--size", "320x180", "--fps", "15", "--bitrate", "600"]
     /// Small cameras: four debug processes encode and decode on two cores beside other tests.

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Meetings between separate `confer` processes over loopback, on the wall clock with margins.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(3)))
 struct SignalingProcessTests {
     @Test func aHostApprovesTwoAndDeclinesOne() async throws {
         let server = try await TestServer()
@@ -84,7 +84,7 @@ struct SignalingProcessTests {
         await server.stop()
     }
 
-    @Test func aCutConnectionResumesTheSameMember() async throws {
+    @Test(.wallClockExclusive) func aCutConnectionResumesTheSameMember() async throws {
         let server = try await TestServer()
         let host = try server.member("host", token: try await server.token("boss", role: "host"), ["--approve", "all", "--events", "--size", "320x180", "--fps", "15"])
         #expect(await host.wait(upTo: 20) { $0.eventNames.contains("joined") })

@@ -49,7 +49,7 @@ func sendThroughRelay(_ input: String, sender: LiveSenderOptions, receiver: Live
 
 /// Feedback over real sockets: the receiver's NACKs and PLIs cross a lossy relay back to
 /// the sender, which answers them. Two seconds of the test card per run, in real time.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)), .wallClockExclusive)
 struct RTPFeedbackTests {
     /// A 2 s, 320×240, 30 fps test card.
     static func clip(in directory: String) throws -> String {

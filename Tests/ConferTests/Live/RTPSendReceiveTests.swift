@@ -59,7 +59,7 @@ func makeClip(in directory: String, index: Int = 3) throws -> String {
 }
 
 /// Confer to Confer over loopback UDP: every frame arrives and decodes.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)), .wallClockExclusive)
 struct RTPSendReceiveTests {
     @Test(arguments: [Codec.vp8, .vp9, .h264])
     func videoCrossesLoopback(codec: Codec) async throws {
@@ -293,7 +293,7 @@ func sendDatagrams(_ datagrams: [[UInt8]], to port: Int) async throws {
 
 /// Hostile datagrams interleaved with a valid stream: every good frame still decodes and
 /// every bad datagram is counted where it belongs.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)), .wallClockExclusive)
 struct RTPReceiverBadInputTests {
     /// The packets of 30 VP8 frames of the generated clip, as the sender would send them.
     static func packets(of clip: String, key: SRTPMasterKey?) throws -> [[UInt8]] {
