@@ -33,7 +33,8 @@ enum AdminRoutes {
         let rooms = router.group("v1/rooms").add(middleware: AdminAuthMiddleware(token: adminToken))
         rooms.get { _, _ in AdminResponse.json(await hub.rooms()) }
         rooms.post { request, context in
-            guard let body = try? await request.decode(as: CreateRoom.self, context: context), !body.id.isEmpty, body.id.utf8.count <= 256 else {
+            guard let body = try? await request.decode(as: CreateRoom.self, context: context), !body.id.isEmpty, body.id.utf8.count <= 256,
+                  (body.memberLimit ?? 1) >= 1 else {
                 return AdminResponse.error(.badRequest, #"expected {"id": ROOM, "name"?, "description"?, "memberLimit"?}"#)
             }
             do throws(SessionRefusal) {
