@@ -143,14 +143,30 @@ struct SignalingProcessTests {
         #expect(await wrong.exitStatus() != 0)
         #expect(wrong.stderr.contains("401"))
         #expect(try await server.rooms(["list"]).output.contains("no open rooms"))
+        // A room opened ahead of its members, with a member limit; the same id twice is a conflict.
+        let created = try await curl(["-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", "-H", "Authorization: Bearer \(server.adminToken)",
+                                      "-H", "Content-Type: application/json", "-d", #"{"id":"standup","memberLimit":1}"#, server.url + "/v1/rooms"])
+        #expect(created == "201")
+        let again = try await curl(["-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", "-H", "Authorization: Bearer \(server.adminToken)",
+                                    "-H", "Content-Type: application/json", "-d", #"{"id":"standup"}"#, server.url + "/v1/rooms"])
+        #expect(again == "409")
+        #expect(try await server.rooms(["list"]).output.contains("standup"))
+        let host = try server.member("host", token: try await server.token("boss", role: "host", room: "standup"), ["--no-media", "--events"])
+        #expect(await host.wait(upTo: 20) { $0.eventNames.contains("joined") })
+        let second = try server.member("join", token: try await server.token("alice", room: "standup"), ["--no-media"])
+        #expect(await second.exitStatus() == 3, "past the member limit")
+        #expect(second.stderr.contains("roomFull"))
+        host.signal(SIGINT)
         await server.stop()
     }
 }
 
-func fetch(_ url: String) async throws -> String {
+func fetch(_ url: String) async throws -> String { try await curl(["-s", url]) }
+
+func curl(_ arguments: [String]) async throws -> String {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["curl", "-s", url]
+    process.arguments = ["curl"] + arguments
     let pipe = Pipe()
     process.standardOutput = pipe
     try process.run()
