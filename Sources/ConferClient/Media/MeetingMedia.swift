@@ -113,10 +113,13 @@ public actor MeetingMedia {
     // MARK: - Following the room
 
     private func reconcile() async {
-        guard let room = client.room.current else {
-            if case .disconnected = client.connection.current { await stopMedia() }
+        // A session that ended (left, kicked, room closed) takes its media with it; one that
+        // is reconnecting keeps it going.
+        if case .disconnected = client.connection.current {
+            await stopMedia()
             return
         }
+        guard let room = client.room.current else { return }
         if room.host == client.identity { await reconcileHost(room) } else { await reconcileParticipant(room) }
     }
 
