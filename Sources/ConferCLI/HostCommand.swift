@@ -16,10 +16,7 @@ struct HostCommand: AsyncParsableCommand {
           confer host --server http://127.0.0.1:7880 --token "$HOST_TOKEN" --approve all --duration 10 --events
         """)
 
-    @Option(help: "The signaling server's URL.")
-    var server: String
-    @Option(help: "A host token from `confer token --role host`.")
-    var token: String
+    @OptionGroup var member: MemberOptions
     @Option(help: "Answer join requests: all, none, or ID,ID,… (others declined).")
     var approve: ApprovalPolicy = .all
     @Option(help: "The composite's codec: vp8, vp9 or h264.")
@@ -36,21 +33,8 @@ struct HostCommand: AsyncParsableCommand {
     var output: String?
     @Flag(help: "Signaling only: answer requests without compositing.")
     var noMedia = false
-    @Option(help: "Seconds to stay (default: until Ctrl-C).")
-    var duration: Double?
-    @Option(help: "Send this chat message once admitted.")
-    var say: String?
-    @Option(help: "Write a JSON report here at the end.")
-    var report: String?
-    @Option(help: "PEM certificates to trust for an https:// server (a self-signed one).")
-    var trust: String?
-    @Flag(help: "Print one JSON object per line on stdout for every event and connection change.")
-    var events = false
-    @Flag(name: .shortAndLong, help: "Print nothing on stderr but errors.")
-    var quiet = false
 
     func validate() throws {
-        if let duration, !(duration > 0) { throw ValidationError("--duration must be positive") }
         if let output {
             let ext = (output as NSString).pathExtension.lowercased()
             guard codec == .h264 ? ["h264", "264"].contains(ext) : ext == "ivf" else {
@@ -75,12 +59,8 @@ struct HostCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var configuration = MeetingClientConfiguration(server: server, token: token)
-        configuration.trustedCertificates = trust
-        let client: MeetingClient
-        do { client = try MeetingClient(configuration: configuration) } catch { throw ValidationError("\(error)") }
+        let client = try member.client()
         guard client.claims.role == .host else { throw ValidationError("the token's role is \(client.claims.role.rawValue); `confer host` needs a host token") }
-        try await MemberSession(client: client, printer: EventPrinter(json: events, quiet: quiet), approval: approve, duration: duration,
-                                say: say, cutSignalingAfter: nil, reportPath: report).run(media: noMedia ? nil : try mediaOptions(), output: output)
+        try await member.session(client: client, approval: approve, cutSignalingAfter: nil).run(media: noMedia ? nil : try mediaOptions(), output: output)
     }
 }

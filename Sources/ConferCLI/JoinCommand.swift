@@ -12,10 +12,7 @@ struct JoinCommand: AsyncParsableCommand {
           confer join --server http://127.0.0.1:7880 --token "$TOKEN" --duration 10 --say "hello" --events
         """)
 
-    @Option(help: "The signaling server's URL.")
-    var server: String
-    @Option(help: "A participant (or observer) token from `confer token`.")
-    var token: String
+    @OptionGroup var member: MemberOptions
     @Option(help: "A recorded camera to send (.y4m, .ivf, .h264), looped; a test pattern in the member's colour otherwise.")
     var input: String?
     @Option(help: "The synthetic camera's size, WIDTHxHEIGHT.")
@@ -28,23 +25,10 @@ struct JoinCommand: AsyncParsableCommand {
     var audioOut: String?
     @Flag(help: "Signaling only: no camera, microphone or composite.")
     var noMedia = false
-    @Option(help: "Seconds to stay once admitted (default: until Ctrl-C).")
-    var duration: Double?
-    @Option(help: "Send this chat message once admitted.")
-    var say: String?
-    @Option(help: "Write a JSON report here at the end.")
-    var report: String?
-    @Option(help: "PEM certificates to trust for an https:// server (a self-signed one).")
-    var trust: String?
     @Option(help: "Drop the signaling connection this many seconds after joining, to show reconnection.")
     var cutSignalingAfter: Double?
-    @Flag(help: "Print one JSON object per line on stdout for every event and connection change.")
-    var events = false
-    @Flag(name: .shortAndLong, help: "Print nothing on stderr but errors.")
-    var quiet = false
 
     func validate() throws {
-        if let duration, !(duration > 0) { throw ValidationError("--duration must be positive") }
         if let cutSignalingAfter, !(cutSignalingAfter >= 0) { throw ValidationError("--cut-signaling-after must be 0 or more") }
     }
 
@@ -60,11 +44,7 @@ struct JoinCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var configuration = MeetingClientConfiguration(server: server, token: token)
-        configuration.trustedCertificates = trust
-        let client: MeetingClient
-        do { client = try MeetingClient(configuration: configuration) } catch { throw ValidationError("\(error)") }
-        try await MemberSession(client: client, printer: EventPrinter(json: events, quiet: quiet), approval: nil, duration: duration,
-                                say: say, cutSignalingAfter: cutSignalingAfter, reportPath: report).run(media: noMedia ? nil : mediaOptions)
+        let client = try member.client()
+        try await member.session(client: client, approval: nil, cutSignalingAfter: cutSignalingAfter).run(media: noMedia ? nil : mediaOptions)
     }
 }

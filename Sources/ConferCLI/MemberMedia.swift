@@ -13,7 +13,9 @@ struct MemberMediaReport: Codable, Sendable {
 
     init(_ figures: LiveMeetingControl.Figures, output: String?) {
         var info = ConnectInfo()
-        info.receiveFrameRate = figures.framesReceived > 0 && figures.seconds > 0 ? Double(figures.framesReceived) / figures.seconds : 0
+        // Per stream received: a host's total is every member's frames together.
+        info.receiveFrameRate = figures.framesReceived > 0 && figures.seconds > 0
+            ? Double(figures.framesReceived) / figures.seconds / Double(max(figures.streamsReceived, 1)) : 0
         info.receiveWidth = figures.receiveWidth
         info.receiveHeight = figures.receiveHeight
         info.sendFrameRate = figures.seconds > 0 ? Double(figures.framesSent) / figures.seconds : 0

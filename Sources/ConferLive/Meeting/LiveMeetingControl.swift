@@ -44,8 +44,10 @@ public final class LiveMeetingControl: Sendable {
         public var roundTripMilliseconds: Double?
         /// Frames sent since the start.
         public var framesSent = 0
-        /// Frames received (decoded) since the start.
+        /// Frames received (decoded) since the start (the host: from all members together).
         public var framesReceived = 0
+        /// How many streams ``framesReceived`` counts (1 for a member; the host: every member it received).
+        public var streamsReceived = 1
         /// Audio packets sent since the start.
         public var audioPacketsSent = 0
         /// Audio packets received since the start.

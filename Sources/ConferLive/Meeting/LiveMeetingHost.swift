@@ -73,7 +73,11 @@ public enum LiveMeetingHost {
         private var nextFigures: Timestamp
         private var lastFigures: (time: Timestamp, sent: Int, received: [String: Int], audioSent: Int, audioReceived: Int)?
         /// What members that have left sent and received, so the run's totals keep them.
-        private var departed = LiveMeetingControl.Figures()
+        private var departed: LiveMeetingControl.Figures = {
+            var figures = LiveMeetingControl.Figures()
+            figures.streamsReceived = 0
+            return figures
+        }()
         private(set) var unknownDatagrams = 0
         private var composite: CompositeFileWriter?
 
@@ -208,6 +212,7 @@ public enum LiveMeetingHost {
         /// Adds one member's totals (what the host received from it and sent it) to `figures`.
         private static func add(_ participant: HostParticipantStatistics, to figures: inout LiveMeetingControl.Figures) {
             figures.framesReceived += participant.framesReceived
+            if participant.framesReceived > 0 { figures.streamsReceived += 1 }
             figures.audioPacketsSent += participant.audioPacketsSent
             figures.audioPacketsReceived += Int(participant.receive.audio?.packetsReceived ?? 0)
             figures.bytesSent += participant.videoBytesSent + participant.audioBytesSent
