@@ -86,7 +86,7 @@ struct SignalConnection {
     private func refuse(_ outbound: WebSocketOutboundWriter, action: String, reason: SessionRefusal) async throws {
         await hub.refuse(SessionAddress(identity: "", connection: 0), action: action, reason: reason)
         try await outbound.write(.text(String(decoding: SignalCodec.encode(.refused(action: action, reason: reason)), as: UTF8.self)))
-        try await outbound.write(.text(String(decoding: SignalCodec.encode(.disconnected(reason: .refused)), as: UTF8.self)))
+        try await outbound.write(.text(String(decoding: SignalCodec.encode(ServerMessage.disconnected(reason: .refused)), as: UTF8.self)))
         try await outbound.close(.unknown(DisconnectReason.refused.closeCode), reason: reason.rawValue)
     }
 }

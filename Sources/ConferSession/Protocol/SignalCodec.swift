@@ -61,6 +61,22 @@ public enum SignalCodec {
     /// The JSON text of a server message.
     public static func encode(_ message: ServerMessage) -> [UInt8] { encodeEnvelope(message) }
 
+    /// The JSON text of a call client message.
+    public static func encode(_ message: CallClientMessage) -> [UInt8] { encodeEnvelope(message) }
+
+    /// The JSON text of a call server message.
+    public static func encode(_ message: CallServerMessage) -> [UInt8] { encodeEnvelope(message) }
+
+    /// Reads a call client message.
+    public static func decodeCallClient(_ bytes: some Collection<UInt8>) throws(SignalDecodeError) -> CallClientMessage {
+        try decode(bytes, as: CallClientMessage.self, names: CallClientMessage.typeNames)
+    }
+
+    /// Reads a call server message.
+    public static func decodeCallServer(_ bytes: some Collection<UInt8>) throws(SignalDecodeError) -> CallServerMessage {
+        try decode(bytes, as: CallServerMessage.self, names: CallServerMessage.typeNames)
+    }
+
     /// Reads a client message.
     public static func decodeClient(_ bytes: some Collection<UInt8>) throws(SignalDecodeError) -> ClientMessage {
         try decode(bytes, as: ClientMessage.self, names: ClientMessage.typeNames)

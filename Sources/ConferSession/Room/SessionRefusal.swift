@@ -39,6 +39,23 @@ public enum SessionRefusal: String, Sendable, Codable, CaseIterable, Hashable, E
     /// The message is empty or longer than a room message may be.
     case invalidMessage
 
+    // Calls.
+    /// No such call, or not one this session may act on: it is between other users.
+    case unknownCall
+    /// The callee is not a user this server has seen.
+    case calleeUnknown
+    /// The callee has no device signed in.
+    case calleeOffline
+    /// A call to oneself.
+    case selfCall
+    /// A dial or a call message with fields out of range (identity, timeouts, custom items).
+    case invalidParameters
+    /// The call was already answered (by this or another device), or has ended.
+    case callAnswered
+    /// The call is not in a state where this can be done (ending a call not yet accepted
+    /// from a ringing device, reporting media before accepting).
+    case wrongCallState
+
     // Protocol.
     /// The message is not valid JSON of a known shape.
     case malformedMessage

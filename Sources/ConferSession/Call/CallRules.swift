@@ -1,0 +1,39 @@
+/// A call server's timers and limits, all in one place.
+public struct CallRules: Sendable, Hashable {
+    /// How long a call rings before it ends with ``CallEndResult/noAnswer``.
+    public var ringingTimeout: Duration = .seconds(60)
+    /// How long an answered call may take to connect media before it ends with
+    /// ``CallEndResult/timedOut``.
+    public var connectionTimeout: Duration = .seconds(60)
+    /// How long a side whose connection dropped may come back before the call ends with
+    /// ``CallEndResult/connectionLost``.
+    public var reconnectWindow: Duration = .seconds(10)
+    /// How long a device may stay silent (no keepalive) before it counts as gone.
+    public var keepaliveTimeout: Duration = .seconds(30)
+    /// The longest timeout a dial may ask for.
+    public var maximumTimeout: Duration = .seconds(600)
+    /// Custom items a call may hold.
+    public var maximumCustomItems = 32
+    /// The longest custom item key, in UTF-8 bytes.
+    public var maximumItemKeyBytes = 128
+    /// The longest custom item value, in UTF-8 bytes.
+    public var maximumItemValueBytes = 1024
+    /// Calls in progress a user may be part of at once, so a flood cannot grow the state.
+    public var maximumCallsPerUser = 16
+    /// Ended calls remembered, so that late messages about them are answered as such.
+    public var rememberedEndedCalls = 1024
+
+    /// The defaults: 60 s ringing, 60 s to connect, 10 s to come back, 30 s keepalive.
+    public init() {}
+}
+
+extension TokenClaims {
+    /// The `room` claim of a token for calls: it admits to the call server, never to a room
+    /// (no room may take this name).
+    public static let callScope = "@calls"
+
+    /// Claims for placing and answering calls as `identity`.
+    public init(callsFor identity: String, name: String? = nil, notBefore: SessionTime, lifetime: Duration) {
+        self.init(identity: identity, name: name, room: Self.callScope, role: .participant, notBefore: notBefore, lifetime: lifetime)
+    }
+}

@@ -1,0 +1,343 @@
+import ConferSession
+import Testing
+
+/// Every way a call can end, and the rules around it, in virtual time.
+@Suite struct CallSwitchboardTests {
+    @Test func aConnectedCallHungUpEndsCompletedWithItsDuration() throws {
+        var h = CallHarness()
+        let alice = h.signIn("alice", "laptop")
+        let bob = h.signIn("bob")
+        let id = try h.place("bob", from: alice, items: ["topic": "standup"])
+        #expect(h.incoming(bob) == [id])
+        #expect(h.view(id, at: alice)?.phase == .ringing)
+        h.advance(.seconds(3))
+        h.connect(id, caller: alice, callee: bob)
+        #expect(h.view(id, at: alice)?.phase == .connected)
+        #expect(h.view(id, at: bob)?.phase == .connected)
+        h.advance(.seconds(42))
+        h.send(.end(call: id, lost: false), from: bob)
+        let record = try #require(h.log[id])
+        #expect(record.result == .completed)
+        #expect(record.endedBy == "bob")
+        #expect(record.acceptedDevice == "phone")
+        #expect(record.callerDevice == "laptop")
+        #expect(record.duration == .seconds(42))
+        #expect(record.customItems == ["topic": "standup"])
+        #expect(h.view(id, at: alice)?.result == .completed)
+        #expect(h.board.activeCalls == 0)
+    }
+
+    @Test func bothSidesGetTheOtherSidesMediaAndMirroredKeys() throws {
+        var h = CallHarness()
+        let alice = h.signIn("alice")
+        let bob = h.signIn("bob")
+        let id = try h.place("bob", from: alice)
+        h.send(.media(call: id, CallHarness.media(port: 40000)), from: alice)
+        #expect(h.view(id, at: alice)?.media == nil, "no keys before the answer")
+        h.send(.accept(call: id), from: bob)
+        #expect(h.view(id, at: bob)?.media == nil, "the callee has not described its media yet")
+        h.send(.media(call: id, CallHarness.media(port: 40002)), from: bob)
+        let a = try #require(h.view(id, at: alice)?.media)
+        let b = try #require(h.view(id, at: bob)?.media)
+        #expect(a.peer.port == 40002 && b.peer.port == 40000)
+        #expect(a.slot == 1 && b.slot == 2)
+        #expect(a.sendKey == b.receiveKey && a.receiveKey == b.sendKey)
+        #expect(a.sendKey != a.receiveKey && a.sendKey.count == MediaGrant.keyLength)
+    }
+
+    @Test func theCallerHangingUpWhileRingingCancels() throws {
+        var h = CallHarness()
+        let alice = h.signIn("alice")
+        let bob = h.signIn("bob")
+        let id = try h.place("bob", from: alice)
+        h.advance(.seconds(5))
+        h.send(.end(call: id, lost: false), from: alice)
+        #expect(h.log[id]?.result == .canceled)
+        #expect(h.log[id]?.endedBy == "alice")
+        #expect(h.view(id, at: bob)?.phase == .ended, "the ringing device stops ringing")
+        h.send(.accept(call: id), from: bob)
+        #expect(h.refusals(bob) == [.callAnswered], "an accept after the cancel is refused")
+        #expect(h.log[id]?.result == .canceled)
+    }
+
+    @Test func theCalleeDeclining() throws {
+        var h = CallHarness()
+        let alice = h.signIn("alice")
+        let bob = h.signIn("bob")
+        let id = try h.place("bob", from: alice)
+        h.send(.decline(call: id), from: bob)
+        #expect(h.log[id]?.result == .declined)
+        #expect(h.log[id]?.endedBy == "bob")
+        #expect(h.view(id, at: alice)?.result == .declined)
+    }
+
+    @Test func ringingRunsOutAtTheTimeoutTheDialAskedFor() throws {
+        var h = CallHarness()
+        let alice = h.signIn("alice")
+        let bob = h.signIn("bob")
+        let id = try h.place("bob", from: alice, ringing: 5)
+        h.advance(.milliseconds(4999))
+        #expect(h.log[id]?.result == nil)
+        h.advance(.milliseconds(1))
+        #expect(h.log[id]?.result == .noAnswer)
+        #expect(h.log[id]?.endedBy == nil)
+        #expect(h.view(id, at: bob)?.result == .noAnswer)
+    }
+
+    @Test func ringingRunsOutAtTheServersTimeoutByDefault() throws {
+        var rules = CallHarness.quietRules
+        rules.ringingTimeout = .seconds(60)
+        var h = CallHarness(rules: rules)
+        let alice = h.signIn("alice")
+        h.signIn("bob")
+        let id = try h.place("bob", from: alice)
+        h.advance(.seconds(59))
+        #expect(h.log[id]?.result == nil)
+        h.advance(.seconds(1))
+        #expect(h.log[id]?.result == .noAnswer)
+    }
+
+    @Test func anAnsweredCallWhoseMediaNeverConnectsTimesOut() throws {
+        var h = CallHarness()
+        let alice = h.signIn("alice")
+        let bob = h.signIn("bob")
+        let id = try h.place("bob", from: alice, connection: 8)
+        h.send(.accept(call: id), from: bob)
+        h.send(.mediaConnected(call: id), from: alice)
+        h.advance(.milliseconds(7999))
+        #expect(h.log[id]?.result == nil)
+        h.advance(.milliseconds(1))
+        #expect(h.log[id]?.result == .timedOut)
+        #expect(h.log[id]?.connected == nil)
+    }
+
+    @Test func aSideGoneLongerThanTheWindowLosesTheCall() throws {
+        var rules = CallHarness.quietRules
+        rules.reconnectWindow = .seconds(10)
+        var h = CallHarness(rules: rules)
+        let alice = h.signIn("alice")
+        let bob = h.signIn("bob")
+        let id = try h.place("bob", from: alice)
+        h.connect(id, caller: alice, callee: bob)
+        h.lose(bob)
+        #expect(h.view(id, at: alice)?.reconnecting == ["bob"])
+        h.advance(.milliseconds(9999))
+        #expect(h.log[id]?.result == nil)
+        h.advance(.milliseconds(1))
+        #expect(h.log[id]?.result == .connectionLost)
+        #expect(h.view(id, at: alice)?.result == .connectionLost)
+    }
+
+    @Test func aSideBackWithinTheWindowReconnectsAndTheCallGoesOn() throws {
+        var h = CallHarness()
+        let alice = h.signIn("alice")
+        let bob = h.signIn("bob")
+        let id = try h.place("bob", from: alice)
+        h.connect(id, caller: alice, callee: bob)
+        h.lose(alice)
+        h.advance(.seconds(4))
+        let back = h.signIn("alice")
+        #expect(h.view(id, at: bob)?.reconnecting == [])
+        #expect(h.view(id, at: back)?.phase == .connected)
+        #expect(h.view(id, at: back)?.media != nil, "the resumed side gets its media set-up again")
+        h.advance(.seconds(30))
+        #expect(h.log[id]?.result == nil)
+        h.send(.end(call: id, lost: false), from: back)
+        #expect(h.log[id]?.result == .completed)
+    }
+
+    @Test func aSideReportingItsMediaLostEndsTheCallSo() throws {
+        var h = CallHarness()
+        let alice = h.signIn("alice")
+        let bob = h.signIn("bob")
+        let id = try h.place("bob", from: alice)
+        h.connect(id, caller: alice, callee: bob)
+        h.send(.end(call: id, lost: true), from: alice)
+        #expect(h.log[id]?.result == .connectionLost)
+    }
+
+    @Test func dialingAnUnknownOrOfflineUserFailsAndIsLogged() throws {
+        var h = CallHarness()
+        let alice = h.signIn("alice")
+        #expect(h.dial("nobody", from: alice) == nil)
+        let carol = h.signIn("carol")
+        h.lose(carol)
+        #expect(h.dial("carol", from: alice) == nil)
+        #expect(h.refusals(alice) == [.calleeUnknown, .calleeOffline])
+        let results = h.log.values.sorted { $0.callee < $1.callee }.map { ($0.callee, $0.result, $0.failure) }
+        #expect(results.map(\.0) == ["carol", "nobody"])
+        #expect(results.map(\.1) == [.dialFailed, .dialFailed])
+        #expect(results.map(\.2) == [.calleeOffline, .calleeUnknown])
+    }
+
+    @Test func selfCallsAndMalformedDialsAreRefusedUnlogged() {
+        var h = CallHarness()
+        let alice = h.signIn("alice")
+        h.signIn("bob")
+        #expect(h.dial("alice", from: alice) == nil)
+        #expect(h.dial("", from: alice) == nil)
+        #expect(h.dial("bob", from: alice, ringing: -1) == nil)
+        #expect(h.dial("bob", from: alice, connection: .infinity) == nil)
+        #expect(h.dial("bob", from: alice, ringing: 100_000) == nil)
+        #expect(h.dial("bob", from: alice, items: ["": "x"]) == nil)
+        #expect(h.dial("bob", from: alice, items: Dictionary(uniqueKeysWithValues: (0 ..< 33).map { ("k\($0)", "v") })) == nil)
+        #expect(h.refusals(alice) == [.selfCall] + Array(repeating: .invalidParameters, count: 6))
+        #expect(h.log.isEmpty)
+        #expect(h.board.activeCalls == 0)
+    }
+
+    @Test func everyDeviceRingsAndTheFirstToAnswerWins() throws {
+        var h = CallHarness()
+        let alice = h.signIn("alice")
+        let phone = h.signIn("bob", "phone")
+        let laptop = h.signIn("bob", "laptop")
+        let id = try h.place("bob", from: alice)
+        #expect(h.incoming(phone) == [id] && h.incoming(laptop) == [id])
+        let tablet = h.signIn("bob", "tablet")
+        #expect(h.incoming(tablet) == [id], "a device signing in while the call rings rings too")
+        h.send(.accept(call: id), from: laptop)
+        #expect(h.view(id, at: phone)?.result == .otherDeviceAccepted)
+        #expect(h.view(id, at: tablet)?.result == .otherDeviceAccepted)
+        #expect(h.view(id, at: laptop)?.phase == .accepted)
+        h.send(.accept(call: id), from: phone)
+        #expect(h.refusals(phone) == [.callAnswered], "a second accept is refused")
+        let before = h.inbox[phone]?.count ?? 0
+        h.connect(id, caller: alice, callee: laptop)
+        #expect(h.inbox[phone]?.count == before + 0, "a device that lost the answer hears nothing more")
+        #expect(h.log[id]?.acceptedDevice == "laptop")
+    }
+
+    @Test func anotherUserCannotAnswerEndOrTouchACall() throws {
+        var h = CallHarness()
+        let alice = h.signIn("alice")
+        h.signIn("bob")
+        let mallory = h.signIn("mallory")
+        let id = try h.place("bob", from: alice)
+        for message: CallClientMessage in [.accept(call: id), .decline(call: id), .end(call: id, lost: false),
+                                           .setItems(call: id, items: ["x": "y"]), .mediaConnected(call: id),
+                                           .media(call: id, CallHarness.media(port: 1))] {
+            h.send(message, from: mallory)
+        }
+        #expect(h.refusals(mallory) == Array(repeating: .unknownCall, count: 6))
+        #expect(h.log[id]?.result == nil)
+        #expect(h.log[id]?.customItems == [:])
+        h.send(.accept(call: id), from: alice)
+        #expect(h.refusals(alice) == [.unknownCall], "the caller cannot answer its own call")
+        h.send(.accept(call: "no-such-call"), from: alice)
+        #expect(h.refusals(alice) == [.unknownCall, .unknownCall])
+    }
+
+    @Test func settingsAndCustomItemsReachTheOtherSide() throws {
+        var h = CallHarness()
+        let alice = h.signIn("alice")
+        let bob = h.signIn("bob")
+        let id = try h.place("bob", from: alice, items: ["a": "1"])
+        h.connect(id, caller: alice, callee: bob)
+        h.send(.settings(call: id, CallSettings(audio: false, video: true)), from: bob)
+        #expect(h.view(id, at: alice)?.calleeSettings == CallSettings(audio: false, video: true))
+        h.send(.setItems(call: id, items: ["b": "2", "a": "3"]), from: alice)
+        #expect(h.view(id, at: bob)?.record.customItems == ["a": "3", "b": "2"])
+        h.send(.deleteItems(call: id, keys: ["a"]), from: bob)
+        #expect(h.view(id, at: alice)?.record.customItems == ["b": "2"])
+        #expect(h.log[id]?.customItems == ["b": "2"], "the log keeps the items as they stand")
+    }
+
+    @Test func theAnsweringDeviceFailingToStartEndsAcceptFailed() throws {
+        var h = CallHarness()
+        let alice = h.signIn("alice")
+        let bob = h.signIn("bob")
+        let id = try h.place("bob", from: alice)
+        h.send(.acceptFailed(call: id), from: bob)
+        #expect(h.refusals(bob) == [.wrongCallState], "not before answering")
+        h.send(.accept(call: id), from: bob)
+        h.send(.acceptFailed(call: id), from: bob)
+        #expect(h.log[id]?.result == .acceptFailed)
+    }
+
+    @Test func aSecondConnectionAsTheSameDeviceReplacesTheFirst() {
+        var h = CallHarness()
+        let first = h.signIn("bob", "phone")
+        let second = h.signIn("bob", "phone")
+        #expect(h.ended[first] == .duplicateIdentity)
+        #expect(h.ended[second] == nil)
+        #expect(h.board.onlineDevices == 1)
+        h.lose(first)
+        #expect(h.board.onlineDevices == 1, "the replaced connection closing does not sign the new one out")
+    }
+
+    @Test func aSilentDeviceIsSignedOutAndItsCallLostAfterTheWindow() throws {
+        var rules = CallHarness.quietRules
+        rules.keepaliveTimeout = .seconds(30)
+        rules.reconnectWindow = .seconds(10)
+        var h = CallHarness(rules: rules)
+        let alice = h.signIn("alice")
+        let bob = h.signIn("bob")
+        let id = try h.place("bob", from: alice)
+        h.connect(id, caller: alice, callee: bob)
+        for _ in 0 ..< 4 {
+            h.advance(.seconds(10))
+            h.send(.ping(sent: nil), from: alice)
+        }
+        #expect(h.ended[bob] == .timedOut)
+        #expect(h.ended[alice] == nil)
+        h.advance(.seconds(10))
+        #expect(h.log[id]?.result == .connectionLost)
+    }
+
+    @Test func endedCallsAreRememberedInABoundedRing() throws {
+        var rules = CallHarness.quietRules
+        rules.rememberedEndedCalls = 4
+        var h = CallHarness(rules: rules)
+        let alice = h.signIn("alice")
+        let bob = h.signIn("bob")
+        var ids: [String] = []
+        for _ in 0 ..< 6 {
+            let id = try h.place("bob", from: alice)
+            h.send(.end(call: id, lost: false), from: alice)
+            ids.append(id)
+        }
+        #expect(Set(ids).count == 6)
+        h.send(.accept(call: ids[5]), from: bob)
+        h.send(.accept(call: ids[0]), from: bob)
+        #expect(h.refusals(bob) == [.callAnswered, .unknownCall], "the oldest has been forgotten")
+    }
+
+    @Test func shutdownEndsEveryCallAndConnection() throws {
+        var h = CallHarness()
+        let alice = h.signIn("alice")
+        let bob = h.signIn("bob")
+        let id = try h.place("bob", from: alice)
+        h.apply(h.board.shutDown(at: h.now))
+        #expect(h.log[id]?.result == .connectionLost)
+        #expect(h.ended[alice] == .serverShutdown && h.ended[bob] == .serverShutdown)
+    }
+
+    @Test func callMessagesRoundTripThroughTheCodec() throws {
+        let info = CallInfo(record: CallRecord(id: "c1", caller: "a", callerDevice: "d", callee: "b", video: true,
+                                               started: SessionTime(milliseconds: 5)),
+                            phase: .ringing, result: nil, callerSettings: CallSettings(video: true), calleeSettings: CallSettings(video: true))
+        for message: CallServerMessage in [.incoming(info), .dialed(ref: 3, call: info), .refused(action: "dial", ref: 3, call: nil, reason: .selfCall),
+                                           .log(ref: 1, page: CallLogPage(calls: [info.record], next: "5:c1"))] {
+            #expect(try SignalCodec.decodeCallServer(SignalCodec.encode(message)) == message)
+        }
+        for message: CallClientMessage in [.hello(token: "t", device: "phone"), .end(call: "c1", lost: true),
+                                           .log(ref: 2, CallLogQuery(role: .callee, results: [.completed, .noAnswer], limit: 50, cursor: nil))] {
+            #expect(try SignalCodec.decodeCallClient(SignalCodec.encode(message)) == message)
+        }
+        #expect(throws: SignalDecodeError.unknownType("ring")) { try SignalCodec.decodeCallClient(Array(#"{"v":1,"m":{"ring":{}}}"#.utf8)) }
+        #expect(throws: SignalDecodeError.invalidFields("accept")) { try SignalCodec.decodeCallClient(Array(#"{"v":1,"m":{"accept":{"x":1}}}"#.utf8)) }
+    }
+
+    @Test func logCursorsReadBackAndRefuseJunk() {
+        let record = CallRecord(id: "abc", caller: "a", callerDevice: "d", callee: "b", video: false, started: SessionTime(milliseconds: 77))
+        let cursor = CallLogCursor(after: record)
+        #expect(CallLogCursor(text: cursor.text) == cursor)
+        #expect(CallLogCursor(text: "x:abc") == nil)
+        #expect(CallLogCursor(text: "12") == nil)
+        #expect(CallLogCursor(text: "12:") == nil)
+        #expect(CallLogQuery(limit: 0).isValid == false)
+        #expect(CallLogQuery(limit: 101).isValid == false)
+        #expect(CallLogQuery(cursor: "junk").isValid == false)
+        #expect(CallLogQuery(limit: 100, cursor: "12:ab").isValid)
+    }
+}
