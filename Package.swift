@@ -4,7 +4,7 @@
 // Modules, imports pointing down only; each target's dependencies below are exactly what its
 // sources import (Scripts/check-imports keeps that true):
 //   ConferCLI         — the `confer` command, one file per command
-//   ConferServer      — the signaling server: rooms hub, member WebSockets, admin API, metrics (Hummingbird)
+//   ConferServer      — the signaling server: rooms hub, call hub and its log (GRDB), WebSockets, admin API, metrics (Hummingbird)
 //   ConferClient      — a member's side: MeetingClient (signaling, reconnection, observable state), MeetingMedia
 //   ConferTokens      — JWT tokens (jwt-kit)
 //   ConferSession     — the session layer's rules as value types in virtual time, and the wire messages (no I/O)
@@ -68,6 +68,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // The call log (SQLite; Debian's libsqlite3-dev).
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         shim("COpus", pkgConfig: "libopusenc", apt: ["libopus-dev", "libopusenc-dev", "libopusfile-dev", "libogg-dev"]),
@@ -114,7 +116,8 @@ let package = Package(
                            .product(name: "Metrics", package: "swift-metrics"),
                            .product(name: "Prometheus", package: "swift-prometheus"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                           .product(name: "NIOSSL", package: "swift-nio-ssl")],
+                           .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                           .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
         .target(
@@ -145,7 +148,8 @@ let package = Package(
         .testTarget(name: "ConferSessionTests", dependencies: ["ConferSession"], swiftSettings: strict),
         .testTarget(name: "ConferServerTests", dependencies: ["ConferSession", "ConferServer", "ConferClient", "ConferTokens", "ConferCLI", "ConferJobs", "ConferMedia",
                                                               .product(name: "WSClient", package: "swift-websocket"),
-                                                              .product(name: "Logging", package: "swift-log")],
+                                                              .product(name: "Logging", package: "swift-log"),
+                                                              .product(name: "GRDB", package: "GRDB.swift")],
                     swiftSettings: strict),
         .testTarget(name: "ConferTests", dependencies: ["Confer", "ConferJobs", "ConferSimulation", "ConferLive", "ConferCLI", "ConferMedia",
                                                         "ConferCodecs", "ConferRTP", "ConferSRTP", "ConferNet", "ConferMixer", "ConferJitter",

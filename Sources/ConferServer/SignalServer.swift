@@ -24,6 +24,10 @@ public struct SignalServerConfiguration: Sendable {
     public var certificatePath: String?
     /// The PEM private key matching ``certificatePath``.
     public var privateKeyPath: String?
+    /// The call log's SQLite file; nil keeps it in memory (lost when the server stops).
+    public var callLogPath: String?
+    /// The rules calls get (ringing and connection timeouts, the reconnection window).
+    public var callRules = CallRules()
 
     /// A configuration with this secret and the defaults.
     public init(secret: String) { self.secret = secret }
@@ -35,20 +39,25 @@ public enum SignalServerError: Error, Sendable, CustomStringConvertible {
     case secret(TokenSecretError)
     /// The certificate or key could not be read.
     case tls(String)
+    /// The call log cannot be opened.
+    case callLog(CallLogError)
 
     public var description: String {
         switch self {
         case .secret(let error): "\(error)"
         case .tls(let detail): "cannot use the TLS certificate and key: \(detail)"
+        case .callLog(let error): "\(error)"
         }
     }
 }
 
-/// The signaling server: member WebSockets at `/v1/signal`, the admin API under
-/// `/v1/rooms`, Prometheus text at `/metrics`, `ok` at `/healthz`.
+/// The signaling server: member WebSockets at `/v1/signal`, call devices at `/v1/calls`,
+/// the admin API under `/v1/rooms`, Prometheus text at `/metrics`, `ok` at `/healthz`.
 public struct SignalServer: Sendable {
     /// The rooms.
     public let hub: RoomHub
+    /// The calls and their log.
+    public let calls: CallHub
     /// The metrics `/metrics` prints.
     public let metrics: ServerMetrics
     private let issuer: TokenIssuer
@@ -60,6 +69,9 @@ public struct SignalServer: Sendable {
         do { issuer = try await TokenIssuer(secret: configuration.secret) } catch { throw .secret(error) }
         metrics = ServerMetrics()
         hub = RoomHub(rules: configuration.rules, metrics: metrics)
+        let log: CallLog
+        do { log = try CallLog(path: configuration.callLogPath) } catch { throw .callLog(error) }
+        calls = CallHub(rules: configuration.callRules, log: log, metrics: metrics, logger: logger)
         self.configuration = configuration
         self.logger = logger
     }
@@ -82,6 +94,10 @@ public struct SignalServer: Sendable {
         webSockets.ws("v1/signal") { inbound, outbound, _ in
             try await connection.run(inbound: inbound, outbound: outbound)
         }
+        let callConnection = CallConnection(hub: calls, issuer: issuer, logger: logger)
+        webSockets.ws("v1/calls") { inbound, outbound, _ in
+            try await callConnection.run(inbound: inbound, outbound: outbound)
+        }
         // Frames up to 1 MiB reach the decoder, which refuses what is over the protocol's cap
         // with a typed reason; keepalive is the protocol's own ping.
         let webSocket = WebSocketServerConfiguration(maxFrameSize: 1 << 20, autoPing: .disabled)
@@ -103,22 +119,25 @@ public struct SignalServer: Sendable {
     /// Runs until SIGTERM or SIGINT, then ends every session with `serverShutdown` and stops.
     public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         let application = try buildApplication(onListening: onListening)
-        let group = ServiceGroup(configuration: .init(services: [.init(service: application), .init(service: RoomHubService(hub: hub))],
+        let group = ServiceGroup(configuration: .init(services: [.init(service: application), .init(service: RoomHubService(hub: hub, calls: calls))],
                                                       gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
 }
 
-/// Moves the rooms' time on ten times a second; on shutdown, ends every session first so
+/// Moves the rooms' and calls' time on ten times a second; on shutdown, ends every session first so
 /// the HTTP server has no connection left to wait for.
 struct RoomHubService: Service {
     let hub: RoomHub
+    let calls: CallHub
 
     func run() async throws {
         while !Task.isShuttingDownGracefully, !Task.isCancelled {
             await hub.tick()
+            await calls.tick()
             try? await Task.sleep(for: .milliseconds(100))
         }
         await hub.shutDown()
+        await calls.shutDown()
     }
 }

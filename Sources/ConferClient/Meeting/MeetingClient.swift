@@ -22,7 +22,7 @@ public actor MeetingClient {
     private let sniHostname: String?
     private let logger: Logger
     private var machine: ConnectionStateMachine
-    private var link: SignalLink?
+    private var link: SignalLink<ClientMessage, ServerMessage>?
     private var pinger: Task<Void, Never>?
     private var driver: Task<Void, Never>?
     private var endReason: DisconnectReason?
@@ -37,31 +37,10 @@ public actor MeetingClient {
     public init(configuration: MeetingClientConfiguration, logger: Logger = Logger(label: "confer.client")) throws(MeetingClientError) {
         self.configuration = configuration
         claims = try configuration.unverifiedClaims()
-        let (url, secure) = try configuration.signalURL()
-        self.url = url
-        var sni: String?
-        if secure {
-            var tls = TLSConfiguration.makeClientConfiguration()
-            if let path = configuration.trustedCertificates {
-                do { tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(path)) } catch {
-                    throw .invalidConfiguration("cannot read the certificates in \(path): \(error)")
-                }
-            }
-            if configuration.hostIsIPAddress {
-                // TLS cannot name an IP address in SNI (NIOSSL refuses it). With the server's
-                // certificate pinned by --trust, the chain check against it is what proves the
-                // server; without one there would be nothing to check the address against.
-                guard configuration.trustedCertificates != nil else {
-                    throw .invalidConfiguration("a wss:// server by IP address needs its certificate given to trust (--trust), or use its host name")
-                }
-                tls.certificateVerification = .noHostnameVerification
-                sni = "confer-server"
-            }
-            self.tls = tls
-        } else {
-            tls = nil
-        }
-        sniHostname = sni
+        let endpoint = try configuration.endpoint(path: "v1/signal")
+        url = endpoint.url
+        tls = endpoint.tls
+        sniHostname = endpoint.sniHostname
         self.logger = logger
         machine = ConnectionStateMachine(grace: configuration.reconnectGrace)
     }
@@ -138,7 +117,7 @@ public actor MeetingClient {
 
     private func drive() async {
         while true {
-            let link = SignalLink()
+            let link = SignalLink<ClientMessage, ServerMessage>()
             self.link = link
             link.send(.join(token: configuration.token, room: claims.room))
             var code: UInt16?
@@ -187,7 +166,7 @@ public actor MeetingClient {
         }
     }
 
-    private func receive(_ message: ServerMessage, on link: SignalLink) {
+    private func receive(_ message: ServerMessage, on link: SignalLink<ClientMessage, ServerMessage>) {
         guard link === self.link else { return }
         switch message {
         case .welcome(_, _, _, let keepalive, _):
@@ -218,7 +197,7 @@ public actor MeetingClient {
         }
     }
 
-    private func startPinging(every interval: Duration, on link: SignalLink) {
+    private func startPinging(every interval: Duration, on link: SignalLink<ClientMessage, ServerMessage>) {
         pinger?.cancel()
         pinger = Task {
             while !Task.isCancelled {

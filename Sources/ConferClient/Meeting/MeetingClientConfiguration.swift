@@ -4,6 +4,14 @@ import FoundationEssentials
 import Foundation
 #endif
 import ConferSession
+import NIOSSL
+
+/// A WebSocket endpoint of the server and how to reach it.
+struct SignalEndpoint {
+    var url: String
+    var tls: TLSConfiguration?
+    var sniHostname: String?
+}
 
 /// Where and as whom a ``MeetingClient`` joins.
 public struct MeetingClientConfiguration: Sendable {
@@ -24,15 +32,39 @@ public struct MeetingClientConfiguration: Sendable {
         self.token = token
     }
 
-    /// The WebSocket URL of the signaling endpoint.
-    func signalURL() throws(MeetingClientError) -> (url: String, secure: Bool) {
+    /// The WebSocket URL of the endpoint at `path`.
+    func webSocketURL(path: String) throws(MeetingClientError) -> (url: String, secure: Bool) {
         var base = server
         while base.hasSuffix("/") { base.removeLast() }
         for (scheme, replacement, secure) in [("http://", "ws://", false), ("https://", "wss://", true), ("ws://", "ws://", false),
                                               ("wss://", "wss://", true)] where base.hasPrefix(scheme) {
-            return (replacement + base.dropFirst(scheme.count) + "/v1/signal", secure)
+            return (replacement + base.dropFirst(scheme.count) + "/" + path, secure)
         }
         throw .invalidConfiguration("the server URL must start with http://, https://, ws:// or wss:// (got \(server))")
+    }
+
+    /// The endpoint at `path` with the TLS settings to reach it.
+    func endpoint(path: String) throws(MeetingClientError) -> SignalEndpoint {
+        let (url, secure) = try webSocketURL(path: path)
+        guard secure else { return SignalEndpoint(url: url, tls: nil, sniHostname: nil) }
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let path = trustedCertificates {
+            do { tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(path)) } catch {
+                throw .invalidConfiguration("cannot read the certificates in \(path): \(error)")
+            }
+        }
+        var sni: String?
+        if hostIsIPAddress {
+            // TLS cannot name an IP address in SNI (NIOSSL refuses it). With the server's
+            // certificate pinned by --trust, the chain check against it is what proves the
+            // server; without one there would be nothing to check the address against.
+            guard trustedCertificates != nil else {
+                throw .invalidConfiguration("a wss:// server by IP address needs its certificate given to trust (--trust), or use its host name")
+            }
+            tls.certificateVerification = .noHostnameVerification
+            sni = "confer-server"
+        }
+        return SignalEndpoint(url: url, tls: tls, sniHostname: sni)
     }
 
     /// Whether the server URL names its host by an IPv4 or IPv6 address.

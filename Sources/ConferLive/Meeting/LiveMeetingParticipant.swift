@@ -20,6 +20,8 @@ public struct LiveMeetingParticipantConfiguration: Sendable {
     public var downlinkKey: [UInt8]
     /// Whether it sends a camera and a microphone (an observer does not).
     public var sends = true
+    /// Whether what it sends includes the camera (a voice call's does not).
+    public var sendsCamera = true
     /// A recorded camera (.y4m, .ivf, .h264), looped; a test pattern in the slot's colour otherwise.
     public var cameraFile: String?
     /// A recorded voice (.wav, .opus); a tone in the member's turns otherwise.
@@ -62,10 +64,22 @@ public enum LiveMeetingParticipant {
     /// until stopped; returns the whole run's figures.
     public static func run(_ configuration: LiveMeetingParticipantConfiguration, control: LiveMeetingControl,
                            onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws -> LiveMeetingControl.Figures {
-        let destination = try UDPSocket.resolve(configuration.host)
-        return try await UDPSocket.withSocket(bindingTo: UDPAddress(host: configuration.bindHost, port: 0)) { socket in
+        try await run(bindingTo: configuration.bindHost, control: control) { port in
+            await onListening(port)
+            return configuration
+        } ?? LiveMeetingControl.Figures()
+    }
+
+    /// Binds a socket on `bindHost` first, then asks `configure` (given the bound port) for
+    /// the configuration — for a peer whose address and keys arrive only once its own address
+    /// has been told, as in a call. Nil from `configure` ends the run before any media.
+    public static func run(bindingTo bindHost: String, control: LiveMeetingControl,
+                           configure: @escaping @Sendable (Int) async throws -> LiveMeetingParticipantConfiguration?)
+        async throws -> LiveMeetingControl.Figures? {
+        try await UDPSocket.withSocket(bindingTo: UDPAddress(host: bindHost, port: 0)) { socket in
             control.bound(to: socket.localPort)
-            await onListening(socket.localPort)
+            guard let configuration = try await configure(socket.localPort), !control.isStopped else { return nil }
+            let destination = try UDPSocket.resolve(configuration.host)
             let session = try Session(configuration: configuration, control: control)
             _ = try await RealtimeLoop.run(socket: socket, clock: session.clock, pool: session.pool) { event, now in
                 try await session.handle(event, at: now, socket: socket, destination: destination)
@@ -114,10 +128,10 @@ public enum LiveMeetingParticipant {
                                     frameRate: plan.frameRate, seed: UInt64(slot))
                 let microphone = try configuration.microphoneFile.map { try MicrophoneSource(path: $0) }
                     ?? MicrophoneSource(member: Int(slot - 1) % 4, schedule: TalkSchedule(members: 4), seed: UInt64(slot))
-                self.camera = camera
+                self.camera = configuration.sendsCamera ? camera : nil
                 self.microphone = microphone
                 sender = try SendPipeline(configuration: SendPipelineConfiguration(
-                    video: .init(codec: plan.codec, width: camera.width, height: camera.height, frameRate: camera.frameRate,
+                    video: !configuration.sendsCamera ? nil : .init(codec: plan.codec, width: camera.width, height: camera.height, frameRate: camera.frameRate,
                                  maximumBitrate: configuration.cameraBitrate, minimumBitrate: min(50_000, configuration.cameraBitrate),
                                  // Real time wants libvpx's fastest speed (a positive cpu-used adapts to the machine).
                                  speed: 8, ssrc: LiveMeetingPlan.cameraSSRC(slot: slot), rtxSSRC: LiveMeetingPlan.cameraRTXSSRC(slot: slot)),

@@ -134,6 +134,7 @@ public actor RoomHub {
     /// Opens a room ahead of its first member; it closes if nobody joins in time.
     public func createRoom(_ info: RoomInfo, memberLimit: Int?) throws(SessionRefusal) -> RoomSummary {
         guard !closed else { throw .roomClosed }
+        guard info.id != TokenClaims.callScope else { throw .wrongRoom }
         if store.room(info.id) != nil { throw .outOfOrder }
         var roomRules = rules
         if let memberLimit { roomRules.memberLimit = memberLimit }

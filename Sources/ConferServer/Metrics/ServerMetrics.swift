@@ -15,6 +15,11 @@ public struct ServerMetrics: Sendable {
     private let malformed: Metrics.Counter
     private let refusals: [SessionRefusal: Metrics.Counter]
     private let disconnects: [DisconnectReason: Metrics.Counter]
+    private let activeCalls: Metrics.Gauge
+    private let devices: Metrics.Gauge
+    private let dials: Metrics.Counter
+    private let callResults: [CallEndResult: Metrics.Counter]
+    private let callLogFailures: Metrics.Counter
 
     /// Metrics in a new registry.
     public init() {
@@ -33,6 +38,21 @@ public struct ServerMetrics: Sendable {
         disconnects = Dictionary(uniqueKeysWithValues: DisconnectReason.allCases.map {
             ($0, Metrics.Counter(label: "confer_disconnects_total", dimensions: [("reason", $0.rawValue)], factory: factory))
         })
+        activeCalls = Metrics.Gauge(label: "confer_calls_active", factory: factory)
+        devices = Metrics.Gauge(label: "confer_call_devices", factory: factory)
+        dials = Metrics.Counter(label: "confer_calls_dialed_total", factory: factory)
+        callResults = Dictionary(uniqueKeysWithValues: CallEndResult.allCases.map {
+            ($0, Metrics.Counter(label: "confer_calls_ended_total", dimensions: [("result", $0.rawValue)], factory: factory))
+        })
+        callLogFailures = Metrics.Counter(label: "confer_call_log_failures_total", factory: factory)
+    }
+
+    func callDialed() { dials.increment() }
+    func callEnded(_ result: CallEndResult) { callResults[result]?.increment() }
+    func callLogFailed() { callLogFailures.increment() }
+    func record(calls: Int, devices: Int) {
+        activeCalls.record(calls)
+        self.devices.record(devices)
     }
 
     func joined() { joins.increment() }

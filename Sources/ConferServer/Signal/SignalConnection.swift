@@ -36,6 +36,11 @@ struct SignalConnection {
                 try await refuse(outbound, action: "join", reason: .outOfOrder)
                 return
             }
+            // A token for calls names this scope as its room; it admits to no meeting.
+            guard room != TokenClaims.callScope else {
+                try await refuse(outbound, action: "join", reason: .wrongRoom)
+                return
+            }
             claims = try await issuer.verify(token, room: room, at: SessionTime.now())
         } catch let error as SignalDecodeError {
             try await refuse(outbound, action: "join", reason: error.refusal)

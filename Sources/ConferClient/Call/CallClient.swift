@@ -1,0 +1,271 @@
+public import ConferSession
+public import Logging
+import NIOSSL
+
+/// A user's device for one-to-one calls: signs in to the server's call endpoint, dials,
+/// rings for incoming calls, keeps every call's state in step with the server's, and
+/// reconnects within the window when the connection drops (the server keeps the calls as
+/// long). ``ringing`` yields the calls ringing on this device now, then every change;
+/// ``incoming`` each new one.
+public actor CallClient {
+    /// The connection's state.
+    public nonisolated let connection = ObservedValue<ConnectionState>(.disconnected(nil))
+    /// The calls ringing on this device, current value first.
+    public nonisolated let ringing = ObservedValue<[Call]>([])
+    /// Each call that starts ringing here, from the moment of subscription.
+    public nonisolated let incoming = EventBroadcast<Call>()
+    /// The signed-in user.
+    public nonisolated let identity: String
+    /// This device's name.
+    public nonisolated let device: String
+
+    private let configuration: CallClientConfiguration
+    private let endpoint: SignalEndpoint
+    private let logger: Logger
+    private var machine: ConnectionStateMachine
+    private var link: SignalLink<CallClientMessage, CallServerMessage>?
+    private var driver: Task<Void, Never>?
+    private var pinger: Task<Void, Never>?
+    private var calls: [String: Call] = [:]
+    private var waiters: [UInt64: CheckedContinuation<CallServerMessage, any Error>] = [:]
+    private var signInWaiters: [CheckedContinuation<Void, any Error>] = []
+    private var nextRef: UInt64 = 1
+    private var endReason: DisconnectReason?
+    private var refusal: SessionRefusal?
+    private var everConnected = false
+    private var stopping = false
+    private var lastError: String?
+
+    /// A client for `configuration`; fails when the URL or token cannot be used.
+    public init(configuration: CallClientConfiguration, logger: Logger = Logger(label: "confer.calls")) throws(CallClientError) {
+        let meeting = MeetingClientConfiguration(server: configuration.server, token: configuration.token)
+        do {
+            var withTrust = meeting
+            withTrust.trustedCertificates = configuration.trustedCertificates
+            identity = try withTrust.unverifiedClaims().identity
+            endpoint = try withTrust.endpoint(path: "v1/calls")
+        } catch {
+            switch error {
+            case .invalidConfiguration(let detail): throw .invalidConfiguration(detail)
+            default: throw .invalidConfiguration("\(error)")
+            }
+        }
+        guard !configuration.device.isEmpty, configuration.device.utf8.count <= 64 else {
+            throw .invalidConfiguration("the device name must have 1 to 64 bytes")
+        }
+        device = configuration.device
+        self.configuration = configuration
+        self.logger = logger
+        machine = ConnectionStateMachine(grace: configuration.reconnectWindow)
+    }
+
+    /// Connects and signs in; returns once the server welcomed this device. Throws when the
+    /// server refuses the token or cannot be reached.
+    public func start() async throws {
+        if everConnected, case .connected = machine.state { return }
+        if driver == nil {
+            guard case .connect = machine.start() else { throw CallClientError.ended(endReason ?? .left) }
+            publishState()
+            driver = Task { await self.drive() }
+        }
+        try await withCheckedThrowingContinuation { signInWaiters.append($0) }
+    }
+
+    /// Signs out: closes the connection (calls in progress see this side lost) and waits
+    /// for the connection to end.
+    public func stop() async {
+        stopping = true
+        link?.cut()
+        await driver?.value
+    }
+
+    /// Drops the connection without signing out, as a network would; the client reconnects.
+    public func dropConnection() { link?.cut() }
+
+    /// Calls `callee`; returns the call once it rings (its ``Call/state`` follows it from
+    /// there). Throws the server's refusal: ``SessionRefusal/calleeUnknown``,
+    /// ``SessionRefusal/calleeOffline``, ``SessionRefusal/selfCall``, ``SessionRefusal/invalidParameters``.
+    public func dial(_ callee: String, video: Bool, customItems: [String: String]? = nil, ringingTimeout: Duration? = nil,
+                     connectionTimeout: Duration? = nil) async throws -> Call {
+        let answer = try await request { ref in
+            .dial(ref: ref, callee: callee, video: video, customItems: customItems,
+                  ringingTimeout: ringingTimeout.map(Self.seconds), connectionTimeout: connectionTimeout.map(Self.seconds))
+        }
+        guard case .dialed(_, let info) = answer else { throw CallClientError.unreachable("unexpected answer to dial") }
+        return call(for: info)
+    }
+
+    /// A page of this user's call log, newest first.
+    public func callLog(_ query: CallLogQuery = CallLogQuery()) async throws -> CallLogPage {
+        let answer = try await request { ref in .log(ref: ref, query) }
+        guard case .log(_, let page) = answer else { throw CallClientError.unreachable("unexpected answer to log") }
+        return page
+    }
+
+    /// Every call this device knows of that has not ended.
+    public var activeCalls: [Call] { calls.values.filter { $0.state.current.phase != .ended }.sorted { $0.id < $1.id } }
+
+    // MARK: - The connection
+
+    private func request(_ make: (UInt64) -> CallClientMessage) async throws -> CallServerMessage {
+        guard let link else { throw CallClientError.ended(endReason ?? .timedOut) }
+        let ref = nextRef
+        nextRef += 1
+        return try await withCheckedThrowingContinuation { continuation in
+            waiters[ref] = continuation
+            if !link.send(make(ref)) {
+                waiters.removeValue(forKey: ref)
+                continuation.resume(throwing: CallClientError.ended(endReason ?? .timedOut))
+            }
+        }
+    }
+
+    fileprivate func send(_ message: CallClientMessage) { link?.send(message) }
+
+    private func call(for info: CallInfo) -> Call {
+        if let existing = calls[info.id] {
+            existing.apply(info)
+            return existing
+        }
+        let call = Call(info: info, identity: identity) { [weak self] message in await self?.send(message) }
+        calls[info.id] = call
+        return call
+    }
+
+    private func drive() async {
+        while true {
+            let link = SignalLink<CallClientMessage, CallServerMessage>()
+            self.link = link
+            link.send(.hello(token: configuration.token, device: device))
+            var code: UInt16?
+            var connected = true
+            do {
+                code = try await link.run(url: endpoint.url, tls: endpoint.tls, sniHostname: endpoint.sniHostname, logger: logger) { [weak self] message in
+                    await self?.receive(message, on: link)
+                }
+            } catch {
+                connected = false
+                lastError = "\(error)"
+            }
+            self.link = nil
+            pinger?.cancel()
+            pinger = nil
+            failRequests(CallClientError.unreachable("the connection dropped"))
+            if endReason == nil, let code, let reason = DisconnectReason(closeCode: code) { endReason = reason }
+            if endReason == nil, stopping { endReason = .left }
+            if let reason = endReason {
+                finish(reason)
+                return
+            }
+            if !connected, !everConnected {
+                failSignIn(CallClientError.unreachable("no WebSocket at \(endpoint.url) (\(lastError ?? "closed"))"))
+                finish(.timedOut)
+                return
+            }
+            var action = machine.lost(at: SessionTime.now())
+            publishState()
+            while action == .none {
+                guard case .reconnecting = machine.state, let next = machine.nextAttempt else {
+                    finish(.timedOut)
+                    return
+                }
+                let wait = next - SessionTime.now()
+                if wait > .zero { try? await Task.sleep(for: wait) }
+                action = machine.tick(at: SessionTime.now())
+                if case .disconnected = machine.state {
+                    finish(.timedOut)
+                    return
+                }
+            }
+        }
+    }
+
+    private func receive(_ message: CallServerMessage, on link: SignalLink<CallClientMessage, CallServerMessage>) {
+        guard link === self.link else { return }
+        switch message {
+        case .welcome(_, _, let keepalive, _):
+            everConnected = true
+            machine.opened()
+            publishState()
+            startPinging(every: .milliseconds(Int64(max(0.5, keepalive) * 1000)), on: link)
+            let waiters = signInWaiters
+            signInWaiters.removeAll()
+            for waiter in waiters { waiter.resume() }
+        case .dialed(let ref, let info):
+            _ = call(for: info)
+            waiters.removeValue(forKey: ref)?.resume(returning: message)
+        case .log(let ref, _):
+            waiters.removeValue(forKey: ref)?.resume(returning: message)
+        case .incoming(let info):
+            let known = calls[info.id] != nil
+            let call = call(for: info)
+            if !known {
+                incoming.send(call)
+            }
+            updateRinging()
+        case .call(let info):
+            let call = call(for: info)
+            call.apply(info)
+            if info.phase == .ended { calls.removeValue(forKey: info.id) }
+            updateRinging()
+        case .refused(let action, let ref, let id, let reason):
+            if action == "hello" { refusal = reason }
+            if let ref, let waiter = waiters.removeValue(forKey: ref) {
+                waiter.resume(throwing: CallClientError.refused(reason))
+            } else if let id, let call = calls[id] {
+                call.events.send(.refused(action: action, reason: reason))
+            }
+        case .disconnected(let reason):
+            endReason = reason
+        case .pong:
+            break
+        }
+    }
+
+    private func updateRinging() {
+        let now = calls.values.filter { !$0.isCaller && $0.state.current.phase == .ringing }.sorted { $0.id < $1.id }
+        if now != ringing.current { ringing.set(now) }
+    }
+
+    private func startPinging(every interval: Duration, on link: SignalLink<CallClientMessage, CallServerMessage>) {
+        pinger?.cancel()
+        pinger = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                guard !Task.isCancelled, link.send(.ping(sent: SessionTime.now().milliseconds)) else { return }
+            }
+        }
+    }
+
+    private func finish(_ reason: DisconnectReason) {
+        machine.ended(reason)
+        publishState()
+        failSignIn(refusal.map { CallClientError.refused($0) } ?? CallClientError.ended(reason))
+        failRequests(CallClientError.ended(reason))
+        let now = SessionTime.now()
+        for call in calls.values { call.abandon(at: now) }
+        calls.removeAll()
+        updateRinging()
+        ringing.finish()
+        incoming.finish()
+    }
+
+    private func failSignIn(_ error: CallClientError) {
+        let waiters = signInWaiters
+        signInWaiters.removeAll()
+        for waiter in waiters { waiter.resume(throwing: error) }
+    }
+
+    private func failRequests(_ error: CallClientError) {
+        let pending = waiters
+        waiters.removeAll()
+        for (_, waiter) in pending { waiter.resume(throwing: error) }
+    }
+
+    private func publishState() {
+        connection.set(machine.state)
+        if case .disconnected = machine.state { connection.finish() }
+    }
+
+    private static func seconds(_ duration: Duration) -> Double { Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18 }
+}

@@ -1,0 +1,89 @@
+import ConferSession
+import ConferTokens
+import HummingbirdWebSocket
+import Logging
+
+/// One device's WebSocket on `/v1/calls`: the first message must be a `hello` whose token
+/// (one for calls) verifies, within the join timeout; after that every message is decoded,
+/// rate-limited and handed to the hub, while a writer sends what the hub queues.
+struct CallConnection {
+    let hub: CallHub
+    let issuer: TokenIssuer
+    let logger: Logger
+
+    func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
+        let connection = await hub.newConnection()
+        var messages = inbound.messages(maxSize: 1 << 20).makeAsyncIterator()
+        let helloTimer = Task {
+            try await Task.sleep(for: SignalConnection.joinTimeout)
+            try await outbound.close(.unknown(DisconnectReason.timedOut.closeCode), reason: "no hello")
+        }
+        let first = try await messages.nextText()
+        helloTimer.cancel()
+        guard let first else { return }
+        let device: CallDevice
+        do {
+            guard case .hello(let token, let name) = try SignalCodec.decodeCallClient(first) else {
+                try await refuse(outbound, reason: .outOfOrder)
+                return
+            }
+            let claims = try await issuer.verify(token, room: TokenClaims.callScope, at: SessionTime.now())
+            guard !name.isEmpty, name.utf8.count <= 64 else {
+                try await refuse(outbound, reason: .invalidParameters)
+                return
+            }
+            device = CallDevice(identity: claims.identity, device: name)
+        } catch let error as SignalDecodeError {
+            try await refuse(outbound, reason: error.refusal)
+            return
+        } catch let refusal as SessionRefusal {
+            try await refuse(outbound, reason: refusal)
+            return
+        }
+
+        let address = SessionAddress(identity: device.identity, connection: connection)
+        let (queue, continuation) = AsyncStream<SessionOutbound>.makeStream(bufferingPolicy: .bufferingOldest(SignalConnection.outboxLimit))
+        await hub.signIn(device, on: address, outbox: continuation)
+
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await item in queue {
+                    switch item {
+                    case .text(let text): try await outbound.write(.text(text))
+                    case .close(let code, let reason):
+                        try await outbound.close(.unknown(code), reason: reason)
+                        return
+                    }
+                }
+            }
+            var limiter = MessageRateLimiter()
+            do {
+                while let bytes = try await messages.nextText() {
+                    guard limiter.admit(at: SessionTime.now()) else {
+                        await hub.refuse(address, action: "message", reason: .rateLimited)
+                        continue
+                    }
+                    let message: CallClientMessage
+                    do throws(SignalDecodeError) { message = try SignalCodec.decodeCallClient(bytes) } catch {
+                        await hub.refuse(address, action: "message", reason: error.refusal)
+                        continue
+                    }
+                    await hub.handle(message, from: address)
+                }
+            } catch {
+                logger.debug("call connection \(address) read failed: \(error)")
+            }
+            await hub.connectionClosed(address)
+            continuation.finish()
+            try await group.waitForAll()
+        }
+    }
+
+    private func refuse(_ outbound: WebSocketOutboundWriter, reason: SessionRefusal) async throws {
+        await hub.refuse(SessionAddress(identity: "", connection: 0), action: "hello", reason: reason)
+        let refusal = CallServerMessage.refused(action: "hello", ref: nil, call: nil, reason: reason)
+        try await outbound.write(.text(String(decoding: SignalCodec.encode(refusal), as: UTF8.self)))
+        try await outbound.write(.text(String(decoding: SignalCodec.encode(CallServerMessage.disconnected(reason: .refused)), as: UTF8.self)))
+        try await outbound.close(.unknown(DisconnectReason.refused.closeCode), reason: reason.rawValue)
+    }
+}
