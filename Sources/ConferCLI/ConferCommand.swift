@@ -11,7 +11,7 @@ struct ConferCommand: AsyncParsableCommand {
         network, a renderer), `confer demo` to see every codec at work, or `confer help SUBCOMMAND`.
         Every command prints a human summary; add --json for machine-readable output.
         """,
-        subcommands: [LiveCommand.self, MeetingCommand.self, DemoCommand.self, TranscodeCommand.self, GenerateCommand.self, CompareCommand.self, ProbeCommand.self,
+        subcommands: [LiveCommand.self, MeetingCommand.self, CallCommand.self, CallsCommand.self, DemoCommand.self, TranscodeCommand.self, GenerateCommand.self, CompareCommand.self, ProbeCommand.self,
                       SendCommand.self, ReceiveCommand.self, NetsimCommand.self, SimulateCommand.self,
                       MixCommand.self, RenderCommand.self, SnapshotCommand.self,
                       ServeCommand.self, TokenCommand.self, HostCommand.self, JoinCommand.self, RoomsCommand.self]

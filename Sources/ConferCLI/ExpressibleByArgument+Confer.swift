@@ -5,4 +5,6 @@ import ConferJobs
 
 extension Codec: ExpressibleByArgument {}
 extension MemberRole: ExpressibleByArgument {}
+extension CallRole: ExpressibleByArgument {}
+extension CallEndResult: ExpressibleByArgument {}
 extension VideoPattern: ExpressibleByArgument {}

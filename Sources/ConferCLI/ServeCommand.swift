@@ -7,12 +7,14 @@ import Logging
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run the signaling server: rooms, members, join requests, the admin API.",
+        abstract: "Run the signaling server: rooms, members, join requests, calls and their log, the admin API.",
         discussion: """
         Members connect to SERVER/v1/signal with a token from `confer token` (same secret); administrators use \
         SERVER/v1/rooms with --admin-token (see `confer rooms`); Prometheus reads SERVER/metrics. Prints the \
         server's URL on stdout once it listens; runs until Ctrl-C or SIGTERM, then ends every session with \
-        "server shutdown". Listens on loopback unless told otherwise.
+        "server shutdown". Listens on loopback unless told otherwise. Devices place and answer calls at \
+        SERVER/v1/calls with a token from `confer token --calls`; every call is written to the call log, an \
+        SQLite file (--db, by default confer-calls.sqlite in the working directory) that survives restarts.
           confer serve --secret-file secret.txt --admin-token admin
           confer serve --listen 0.0.0.0:7880 --secret "$SECRET" --cert server.pem --key server.key
         """)
@@ -41,6 +43,16 @@ struct ServeCommand: AsyncParsableCommand {
     var joinTimeout: Double = 60
     @Option(help: "The most sending members (host and participants) per room.")
     var memberLimit: Int?
+    @Option(help: "The call log's SQLite file (default: confer-calls.sqlite in the working directory).")
+    var db: String?
+    @Flag(help: "Keep the call log in memory only (lost when the server stops).")
+    var memoryDB = false
+    @Option(help: "Seconds a call rings before it ends unanswered.")
+    var ringingTimeout: Double = 60
+    @Option(help: "Seconds an answered call may take to connect media.")
+    var connectionTimeout: Double = 60
+    @Option(help: "Seconds a side of a call whose connection dropped may come back.")
+    var callReconnectWindow: Double = 10
     @Flag(help: "Print the URL as JSON ({\"url\": …}).")
     var json = false
 
@@ -48,10 +60,13 @@ struct ServeCommand: AsyncParsableCommand {
         guard Self.hostPort(listen) != nil else { throw ValidationError("--listen must be HOST:PORT") }
         if (cert == nil) != (key == nil) { throw ValidationError("--cert and --key go together") }
         for (name, value) in [("--empty-timeout", emptyTimeout), ("--unused-timeout", unusedTimeout), ("--keepalive-timeout", keepaliveTimeout),
-                              ("--reconnect-grace", reconnectGrace), ("--join-timeout", joinTimeout)] where !(value > 0 && value <= 86_400) {
+                              ("--reconnect-grace", reconnectGrace), ("--join-timeout", joinTimeout),
+                              ("--ringing-timeout", ringingTimeout), ("--connection-timeout", connectionTimeout),
+                              ("--call-reconnect-window", callReconnectWindow)] where !(value > 0 && value <= 86_400) {
             throw ValidationError("\(name) must be between 0 and 86400 seconds")
         }
         if let memberLimit, memberLimit < 1 { throw ValidationError("--member-limit must be at least 1") }
+        if db != nil, memoryDB { throw ValidationError("--db and --memory-db exclude each other") }
     }
 
     static func hostPort(_ text: String) -> (String, Int)? {
@@ -75,6 +90,10 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.rules.reconnectGrace = .milliseconds(Int64(reconnectGrace * 1000))
         configuration.rules.joinRequestTimeout = .milliseconds(Int64(joinTimeout * 1000))
         configuration.rules.memberLimit = memberLimit
+        configuration.callRules.ringingTimeout = .milliseconds(Int64(ringingTimeout * 1000))
+        configuration.callRules.connectionTimeout = .milliseconds(Int64(connectionTimeout * 1000))
+        configuration.callRules.reconnectWindow = .milliseconds(Int64(callReconnectWindow * 1000))
+        configuration.callLogPath = memoryDB ? nil : (db ?? FileManager.default.currentDirectoryPath + "/confer-calls.sqlite")
         var logger = Logger(label: "confer.serve")
         logger.logLevel = .warning
         let server: SignalServer
@@ -87,7 +106,8 @@ struct ServeCommand: AsyncParsableCommand {
             let url = "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)"
             // Written straight to the file descriptor: a script reading the URL must not wait for a buffer.
             FileHandle.standardOutput.write(Data(((json ? #"{"url": "\#(url)"}"# : url) + "\n").utf8))
-            FileHandle.standardError.write(Data("confer serve: listening on \(url) (members: \(url)/v1/signal, admin: \(url)/v1/rooms, metrics: \(url)/metrics)\n".utf8))
+            FileHandle.standardError.write(Data("confer serve: listening on \(url) (members: \(url)/v1/signal, calls: \(url)/v1/calls, admin: \(url)/v1/rooms, metrics: \(url)/metrics)\n".utf8))
+            FileHandle.standardError.write(Data("confer serve: call log \(server.calls.log.path ?? "in memory (--memory-db): lost at exit")\n".utf8))
         }
     }
 

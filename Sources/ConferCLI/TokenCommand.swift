@@ -5,11 +5,12 @@ import ConferTokens
 struct TokenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "token",
-        abstract: "Mint a token that admits one identity to one room with one role.",
+        abstract: "Mint a token that admits one identity to one room with one role, or to calls.",
         discussion: """
         The token is a JWT signed with HS256 over the server's secret; it carries the identity, display name, \
         room, role, and a validity from now for --ttl seconds.
           confer token --secret "$SECRET" --room standup --identity alice --role host
+          confer token --secret "$SECRET" --calls --identity bob      # for `confer call`
         """)
 
     @Option(help: "The server's token secret (at least 32 bytes); or --secret-file, or CONFER_SECRET.")
@@ -17,7 +18,9 @@ struct TokenCommand: AsyncParsableCommand {
     @Option(help: "A file holding the token secret.")
     var secretFile: String?
     @Option(help: "The room the token admits to.")
-    var room: String
+    var room: String?
+    @Flag(help: "A token for placing and answering calls (no room).")
+    var calls = false
     @Option(help: "The member's identity, unique in the room.")
     var identity: String
     @Option(help: "The display name (default: the identity).")
@@ -29,7 +32,11 @@ struct TokenCommand: AsyncParsableCommand {
 
     func validate() throws {
         if !(ttl > 0 && ttl <= 366 * 86_400) { throw ValidationError("--ttl must be between 0 and a year, in seconds") }
-        if room.isEmpty || room.utf8.count > 256 { throw ValidationError("--room must have 1 to 256 bytes") }
+        if calls, room != nil { throw ValidationError("--calls and --room exclude each other: a call token admits to no room") }
+        if !calls, room == nil { throw ValidationError("give --room (a meeting token) or --calls (a call token)") }
+        if let room, room.isEmpty || room.utf8.count > 256 || room == TokenClaims.callScope {
+            throw ValidationError("--room must have 1 to 256 bytes and not be \(TokenClaims.callScope)")
+        }
         if identity.isEmpty || identity.utf8.count > 256 { throw ValidationError("--identity must have 1 to 256 bytes") }
     }
 
@@ -37,8 +44,9 @@ struct TokenCommand: AsyncParsableCommand {
         let secret = try ServeCommand.readSecret(secret: secret, file: secretFile)
         let issuer: TokenIssuer
         do { issuer = try await TokenIssuer(secret: secret) } catch { throw ValidationError("\(error)") }
-        let claims = TokenClaims(identity: identity, name: name, room: room, role: role, notBefore: SessionTime.now(),
-                                 lifetime: .milliseconds(Int64(ttl * 1000)))
+        let lifetime = Duration.milliseconds(Int64(ttl * 1000))
+        let claims = calls ? TokenClaims(callsFor: identity, name: name, notBefore: SessionTime.now(), lifetime: lifetime)
+            : TokenClaims(identity: identity, name: name, room: room ?? "", role: role, notBefore: SessionTime.now(), lifetime: lifetime)
         print(await issuer.sign(claims))
     }
 }

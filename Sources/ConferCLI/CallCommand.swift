@@ -1,0 +1,315 @@
+import ArgumentParser
+import ConferClient
+import ConferLive
+import ConferMedia
+import ConferSession
+import Foundation
+
+/// How a device answers a call that rings.
+enum CallAnswer: String, ExpressibleByArgument, CaseIterable {
+    case accept, decline, ignore
+}
+
+struct CallCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "call",
+        abstract: "Place a call (--to) or answer one, send a camera and voice straight to the other side, and say how it ended.",
+        discussion: """
+        With --to, dials that user: every device where the user is signed in rings. Without --to, signs in as \
+        --device and waits for a call, then answers as --answer says. Once answered, the two devices send \
+        Opus (and, with --video, VP8 or H.264 up to 720p at 24 fps) to each other directly over SRTP. The call's \
+        end result is always printed (stdout; --json for the call's log record) and sets the exit status: \
+        0 completed, 3 refused (token, unknown or offline user), 4 the server ended the connection, 5 not \
+        answered (declined, canceled, no answer, another device answered), 6 failed (timed out, connection lost, \
+        accept failed).
+          confer call --server http://127.0.0.1:7880 --token "$BOB" --device phone          # answers
+          confer call --server http://127.0.0.1:7880 --token "$ALICE" --to bob --video --duration 10 -o bob.y4m
+        """)
+
+    @Option(help: "The server's URL.")
+    var server: String
+    @Option(help: "A token from `confer token --calls`.")
+    var token: String
+    @Option(help: "This device's name, unique among the user's devices.")
+    var device = "cli"
+    @Option(help: "Call this user (otherwise wait for a call to answer).")
+    var to: String?
+    @Flag(help: "A video call (voice only otherwise).")
+    var video = false
+    @Option(help: "A recorded camera to send (.y4m, .ivf, .h264), looped; a test pattern otherwise.")
+    var input: String?
+    @Option(help: "The synthetic camera's size, WIDTHxHEIGHT (at most 1280x720).")
+    var cameraSize = VideoSize(width: 320, height: 180)
+    @Option(help: "vp8 or h264.")
+    var codec: Codec = .vp8
+    @Option(help: "A recorded voice to send (.wav, .opus); a tone otherwise.")
+    var audio: String?
+    @Option(name: .shortAndLong, help: "Write the other side's video: .ivf/.h264 as received, .y4m as rendered.")
+    var output: String?
+    @Option(help: "Write the other side's voice: .wav or .opus.")
+    var audioOut: String?
+    @Option(help: "Seconds to stay connected, then hang up (default: until the other side does, or Ctrl-C).")
+    var duration: Double?
+    @Option(help: "Caller: hang up after this many seconds if the call has not connected.")
+    var cancelAfter: Double?
+    @Option(help: "Callee: accept, decline or ignore a call that rings.")
+    var answer: CallAnswer = .accept
+    @Option(help: "Callee: seconds to let it ring before answering.")
+    var answerAfter: Double = 0
+    @Option(help: "Callee: seconds to wait for a call before giving up (default: until Ctrl-C).")
+    var wait: Double?
+    @Option(help: "Caller: seconds the call rings before it ends unanswered (the server's by default).")
+    var ringingTimeout: Double?
+    @Option(help: "Caller: seconds an answered call may take to connect media (the server's by default).")
+    var connectionTimeout: Double?
+    @Option(help: "A custom item KEY=VALUE for the call (repeat for more).")
+    var item: [String] = []
+    @Flag(help: "Signaling only: answer or dial but never start media (the call times out unless the other side hangs up).")
+    var noMedia = false
+    @Option(help: "PEM certificates to trust for an https:// server.")
+    var trust: String?
+    @Flag(help: "Print one JSON object per line on stdout for every call event.")
+    var events = false
+    @Flag(help: "Print the call's log record as JSON at the end.")
+    var json = false
+    @Flag(name: .shortAndLong, help: "Print nothing on stderr but errors.")
+    var quiet = false
+
+    static let refusedStatus: Int32 = 3
+    static let endedStatus: Int32 = 4
+    static let notAnsweredStatus: Int32 = 5
+    static let failedStatus: Int32 = 6
+
+    func validate() throws {
+        let checks: [(String, Double?)] = [("--duration", duration), ("--cancel-after", cancelAfter), ("--wait", wait),
+                                           ("--ringing-timeout", ringingTimeout), ("--connection-timeout", connectionTimeout)]
+        for (name, value) in checks {
+            if let value, !(value > 0 && value <= 86_400) { throw ValidationError("\(name) must be between 0 and 86400 seconds") }
+        }
+        if !(answerAfter >= 0 && answerAfter <= 3600) { throw ValidationError("--answer-after must be between 0 and 3600 seconds") }
+        if cameraSize.width > CallMediaOptions.maximumSize.width || cameraSize.height > CallMediaOptions.maximumSize.height {
+            throw ValidationError("--camera-size is at most 1280x720 for a call")
+        }
+        if ![.vp8, .h264, .vp9].contains(codec) { throw ValidationError("--codec must be vp8 or h264") }
+        if to == nil, cancelAfter != nil || ringingTimeout != nil || connectionTimeout != nil || !item.isEmpty {
+            throw ValidationError("--cancel-after, --ringing-timeout, --connection-timeout and --item are for the caller (with --to)")
+        }
+        _ = try items()
+    }
+
+    func items() throws -> [String: String] {
+        var items: [String: String] = [:]
+        for text in item {
+            guard let equals = text.firstIndex(of: "="), equals != text.startIndex else { throw ValidationError("--item must be KEY=VALUE (got \(text))") }
+            items[String(text[..<equals])] = String(text[text.index(after: equals)...])
+        }
+        return items
+    }
+
+    var mediaOptions: CallMediaOptions {
+        var options = CallMediaOptions()
+        options.codec = codec
+        options.cameraFile = input
+        options.cameraWidth = cameraSize.width
+        options.cameraHeight = cameraSize.height
+        options.microphoneFile = audio
+        options.videoOutput = output
+        options.audioOutput = audioOut
+        return options
+    }
+
+    func run() async throws {
+        var configuration = CallClientConfiguration(server: server, token: token, device: device)
+        configuration.trustedCertificates = trust
+        let client: CallClient
+        do { client = try CallClient(configuration: configuration) } catch { throw ValidationError("\(error)") }
+        let printer = EventPrinter(json: events, quiet: quiet)
+        do { try await client.start() } catch {
+            try Self.fail(error)
+        }
+        printer.print("signedIn", ["identity": client.identity, "device": client.device])
+        printer.note("signed in as \(client.identity) on \(client.device)")
+
+        let call: Call
+        if let to {
+            do {
+                call = try await client.dial(to, video: video, customItems: try items().isEmpty ? nil : try items(),
+                                             ringingTimeout: ringingTimeout.map(Self.duration), connectionTimeout: connectionTimeout.map(Self.duration))
+            } catch {
+                await client.stop()
+                try Self.fail(error)
+            }
+            printer.print("dialed", ["call": call.id, "to": to, "video": video])
+            printer.note("calling \(to) (call \(call.id))")
+        } else {
+            guard let ringing = await Self.firstRinging(client: client, wait: wait) else {
+                await client.stop()
+                FileHandle.standardError.write(Data("confer: no call rang\(wait.map { " within \($0) s" } ?? "")\n".utf8))
+                throw ExitCode(Self.notAnsweredStatus)
+            }
+            call = ringing
+            printer.print("incoming", ["call": call.id, "from": call.peer, "video": call.state.current.record.video])
+            printer.note("\(call.peer) is calling (call \(call.id))")
+        }
+
+        let watcher = Task { await Self.follow(call, printer: printer) }
+        var media: Task<LiveMeetingControl.Figures, any Error>?
+        let control = LiveMeetingControl()
+        func startMedia() {
+            guard !noMedia else { return }
+            let options = mediaOptions
+            media = Task {
+                try await CallMediaSession.run(call, options: options, control: control) { _ in }
+            }
+        }
+
+        if to != nil {
+            startMedia()
+            if let cancelAfter {
+                Task {
+                    try await Task.sleep(for: Self.duration(cancelAfter))
+                    if call.state.current.record.connected == nil, call.state.current.phase != .ended {
+                        printer.note("hanging up (--cancel-after)")
+                        await call.end()
+                    }
+                }
+            }
+        } else {
+            if answerAfter > 0 { try? await Task.sleep(for: Self.duration(answerAfter)) }
+            if call.state.current.phase == .ringing {
+                switch answer {
+                case .accept:
+                    await call.accept()
+                    startMedia()
+                case .decline: await call.decline()
+                case .ignore: break
+                }
+            }
+        }
+
+        // Hang up after --duration of connected time; Ctrl-C hangs up at once.
+        let ender = Task {
+            guard let duration else { return }
+            for await info in call.state.values where info.phase == .connected { break }
+            try? await Task.sleep(for: Self.duration(duration))
+            if call.state.current.phase != .ended { await call.end() }
+        }
+        let interrupt = ender.cancelledOnInterrupt()
+        let hangUpOnInterrupt = Task {
+            while !ender.isCancelled, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(100)) }
+            if !Task.isCancelled, call.state.current.phase != .ended {
+                printer.note("hanging up (interrupted)")
+                await call.end()
+            }
+        }
+        let info = await call.ended()
+        interrupt.cancel()
+        hangUpOnInterrupt.cancel()
+        ender.cancel()
+        control.stop()
+        let figures = try? await media?.value
+        await watcher.value
+        // The log's record of the call, as the server wrote it.
+        var record = info.record
+        if let page = try? await client.callLog(CallLogQuery(limit: 5)), let logged = page.calls.first(where: { $0.id == call.id }) {
+            record = logged
+        }
+        await client.stop()
+        let result = info.result ?? .connectionLost
+        printSummary(call: call, record: record, result: result, figures: figures, printer: printer)
+        switch result {
+        case .completed: return
+        case .declined, .canceled, .noAnswer, .otherDeviceAccepted: throw ExitCode(Self.notAnsweredStatus)
+        case .dialFailed: throw ExitCode(Self.refusedStatus)
+        case .timedOut, .connectionLost, .acceptFailed: throw ExitCode(Self.failedStatus)
+        }
+    }
+
+    private func printSummary(call: Call, record: CallRecord, result: CallEndResult, figures: LiveMeetingControl.Figures?, printer: EventPrinter) {
+        var fields: [String: Any] = ["call": call.id, "result": result.rawValue, "record": EventPrinter.encoded(record)]
+        if let figures {
+            fields["framesReceived"] = figures.framesReceived
+            fields["audioPacketsReceived"] = figures.audioPacketsReceived
+            fields["framesSent"] = figures.framesSent
+        }
+        printer.print("ended", fields)
+        if json {
+            var object = fields
+            object.removeValue(forKey: "call")
+            if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) {
+                FileHandle.standardOutput.write(data + Data("\n".utf8))
+            }
+        } else if !events {
+            let seconds = Double(record.duration.components.seconds) + Double(record.duration.components.attoseconds) / 1e18
+            var line = "call \(call.id) \(record.caller) → \(record.callee) (\(record.video ? "video" : "voice")): \(result.rawValue)"
+            if record.connected != nil { line += String(format: ", %.1f s connected", seconds) }
+            if let by = record.endedBy { line += ", ended by \(by)" }
+            if let figures, figures.framesReceived + figures.audioPacketsReceived > 0 {
+                line += "; received \(figures.framesReceived) frames, \(figures.audioPacketsReceived) audio packets"
+            }
+            print(line)
+        }
+    }
+
+    /// Prints the call's changes until it ends.
+    static func follow(_ call: Call, printer: EventPrinter) async {
+        for await event in call.events.events {
+            switch event {
+            case .phase(let phase):
+                printer.print("phase", ["call": call.id, "phase": phase.rawValue])
+                printer.note("call \(phase.rawValue)")
+            case .remoteSettings(let settings):
+                printer.print("remoteSettings", ["call": call.id, "audio": settings.audio, "video": settings.video])
+                printer.note("\(call.peer): microphone \(settings.audio ? "on" : "off"), camera \(settings.video ? "on" : "off")")
+            case .customItems(let items):
+                printer.print("customItems", ["call": call.id, "items": items])
+            case .reconnecting(let who):
+                printer.print("reconnecting", ["call": call.id, "identity": who])
+                printer.note("\(who) is reconnecting")
+            case .reconnected(let who):
+                printer.print("reconnected", ["call": call.id, "identity": who])
+                printer.note("\(who) is back")
+            case .media(let media):
+                printer.print("media", ["call": call.id, "peer": "\(media.peer.host):\(media.peer.port)", "codec": media.peer.codec,
+                                        "width": media.peer.width, "height": media.peer.height])
+            case .ended(let result):
+                printer.note("call ended: \(result.rawValue)")
+            case .refused(let action, let reason):
+                printer.print("refused", ["call": call.id, "action": action, "reason": reason.rawValue])
+                printer.note("refused: \(action): \(reason.rawValue)")
+            }
+        }
+    }
+
+    /// The first call that rings here, or nil after `wait` seconds or when the client ends.
+    static func firstRinging(client: CallClient, wait: Double?) async -> Call? {
+        await withTaskGroup(of: Call?.self) { group in
+            group.addTask {
+                for await calls in client.ringing.values {
+                    if let first = calls.first { return first }
+                }
+                return nil
+            }
+            if let wait {
+                group.addTask {
+                    try? await Task.sleep(for: duration(wait))
+                    return nil
+                }
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    static func fail(_ error: any Error) throws -> Never {
+        FileHandle.standardError.write(Data("confer: \(error)\n".utf8))
+        switch error as? CallClientError {
+        case .refused: throw ExitCode(refusedStatus)
+        case .ended: throw ExitCode(endedStatus)
+        default: throw ExitCode.failure
+        }
+    }
+
+    static func duration(_ seconds: Double) -> Duration { .milliseconds(Int64(seconds * 1000)) }
+}
