@@ -101,13 +101,18 @@ final class Buffer: Sendable {
 struct TestServer {
     let process: ConferProcess
     let url: String
-    let secret = (0 ..< 32).map { _ in String(UInt8.random(in: 0 ... 15), radix: 16) }.joined()
+    let secret: String
     let adminToken = "admin-\(UInt32.random(in: 0 ... .max))"
 
-    init(arguments: [String] = []) async throws {
+    /// A server with a fresh secret (or `secret`, to restart one); its call log in memory
+    /// unless `arguments` name a `--db`.
+    init(arguments: [String] = [], secret: String? = nil) async throws {
         var url = "http://127.0.0.1:0"
-        let secret = secret, adminToken = adminToken
-        process = try ConferProcess(["serve", "--listen", "127.0.0.1:0", "--secret", secret, "--admin-token", adminToken] + arguments)
+        let secret = secret ?? (0 ..< 32).map { _ in String(UInt8.random(in: 0 ... 15), radix: 16) }.joined()
+        self.secret = secret
+        let adminToken = adminToken
+        let log = arguments.contains("--db") ? [] : ["--memory-db"]
+        process = try ConferProcess(["serve", "--listen", "127.0.0.1:0", "--secret", secret, "--admin-token", adminToken] + log + arguments)
         url = try #require(await process.firstLine(), "the server printed no URL: \(process.stderr)")
         self.url = url
     }
@@ -116,6 +121,13 @@ struct TestServer {
     func token(_ identity: String, role: String = "participant", room: String = "room", ttl: Double = 600, secret: String? = nil) async throws -> String {
         let minting = try ConferProcess(["token", "--secret", secret ?? self.secret, "--room", room, "--identity", identity, "--role", role,
                                          "--ttl", "\(ttl)"])
+        #expect(await minting.exitStatus() == 0)
+        return minting.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// A token for calls as `identity`.
+    func callToken(_ identity: String) async throws -> String {
+        let minting = try ConferProcess(["token", "--secret", secret, "--calls", "--identity", identity])
         #expect(await minting.exitStatus() == 0)
         return minting.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }

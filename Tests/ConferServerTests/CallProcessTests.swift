@@ -1,0 +1,203 @@
+import ConferJobs
+import ConferMedia
+import Foundation
+import GRDB
+import Testing
+
+/// One-to-one calls between separate `confer call` processes through a `confer serve`
+/// process, over loopback on the wall clock with margins: every end result, two devices
+/// of one user, a callee killed mid-call, and a server killed and restarted with its log.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct CallProcessTests {
+    func ended(_ process: ConferProcess) -> [String: Any]? { process.events.last { $0["event"] as? String == "ended" } }
+    func result(_ process: ConferProcess) -> String? { ended(process)?["result"] as? String }
+
+    /// Starts a callee and waits until it is signed in.
+    func callee(_ server: TestServer, _ identity: String, device: String = "phone", _ arguments: [String] = []) async throws -> ConferProcess {
+        let process = try server.member("call", token: try await server.callToken(identity), ["--device", device, "--events"] + arguments)
+        #expect(await process.wait(upTo: 20) { $0.eventNames.contains("signedIn") }, "\(identity)/\(device): \(process.stderr)")
+        return process
+    }
+
+    func log(_ server: TestServer, _ identity: String, _ arguments: [String] = []) async throws -> [[String: Any]] {
+        let process = try server.member("calls", token: try await server.callToken(identity), ["--json", "--all"] + arguments)
+        #expect(await process.exitStatus() == 0, "\(process.stderr)")
+        return process.stdout.split(separator: "\n").flatMap { line -> [[String: Any]] in
+            let page = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+            return page?["calls"] as? [[String: Any]] ?? []
+        }
+    }
+
+    @Test(.wallClockExclusive) func aVideoCallConnectsAndEachSideDecodesTheOther() async throws {
+        let directory = NSTemporaryDirectory() + "confer-call-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try await TestServer()
+        let bob = try await callee(server, "bob", ["-o", "\(directory)/bob.ivf"])
+        let alice = try server.member("call", token: try await server.callToken("alice"),
+                                      ["--to", "bob", "--video", "--duration", "4", "-o", "\(directory)/alice.ivf", "--events",
+                                       "--item", "topic=review"])
+        #expect(await alice.exitStatus(timeout: 40) == 0, "alice: \(alice.stderr)")
+        #expect(await bob.exitStatus(timeout: 10) == 0, "bob: \(bob.stderr)")
+        for (name, process) in [("alice", alice), ("bob", bob)] {
+            #expect(result(process) == "completed", "\(name): \(process.stdout)")
+            #expect(process.eventNames.contains("media"))
+        }
+        // Alice (slot 1) sends the first palette colour, Bob (slot 2) the second: each side
+        // decodes the other's pattern and never its own.
+        for (name, path, theirs, mine) in [("alice", "alice.ivf", 1, 0), ("bob", "bob.ivf", 0, 1)] {
+            let reader = try VideoFileReader(path: "\(directory)/\(path)")
+            var frames: [VideoFrame] = []
+            while let frame = try reader.next() { frames.append(frame) }
+            #expect(frames.count >= 40, "\(name) decoded \(frames.count) frames in 4 s at 24 fps")
+            let middle = try #require(frames.dropFirst(frames.count / 2).first)
+            #expect(middle.width == 320 && middle.height == 180)
+            #expect(MediaProcessTests().coverage(of: TestPalette.color(at: theirs), in: middle) > 0.05, "\(name) sees the other side")
+            #expect(MediaProcessTests().coverage(of: TestPalette.color(at: mine), in: middle) < 0.005, "\(name) does not see itself")
+        }
+        let calls = try await log(server, "bob")
+        #expect(calls.count == 1)
+        let record = try #require(calls.first)
+        #expect(record["result"] as? String == "completed")
+        #expect(record["caller"] as? String == "alice" && record["callee"] as? String == "bob")
+        #expect(record["acceptedDevice"] as? String == "phone")
+        #expect(record["video"] as? Bool == true)
+        #expect((record["customItems"] as? [String: String]) == ["topic": "review"])
+        let started = try #require(record["started"] as? Int), connected = try #require(record["connected"] as? Int)
+        let endedAt = try #require(record["ended"] as? Int)
+        #expect(started <= connected && connected < endedAt)
+        #expect(abs(Double(endedAt - connected) / 1000 - 4) < 1.5, "about the 4 s asked for")
+        await server.stop()
+    }
+
+    @Test func aDeclinedCallEndsOnBothSidesWithStatusFive() async throws {
+        let server = try await TestServer()
+        let bob = try await callee(server, "bob", ["--answer", "decline", "--answer-after", "0.5"])
+        let alice = try server.member("call", token: try await server.callToken("alice"), ["--to", "bob", "--events"])
+        #expect(await alice.exitStatus() == 5)
+        #expect(await bob.exitStatus() == 5)
+        #expect(result(alice) == "declined" && result(bob) == "declined")
+        #expect(try await log(server, "alice", ["--role", "caller", "--result", "declined"]).count == 1)
+        #expect(try await log(server, "alice", ["--role", "callee"]).isEmpty)
+        await server.stop()
+    }
+
+    @Test func anUnansweredCallEndsAtTheRingingTimeout() async throws {
+        let server = try await TestServer()
+        let bob = try await callee(server, "bob", ["--answer", "ignore"])
+        let start = Date()
+        let alice = try server.member("call", token: try await server.callToken("alice"), ["--to", "bob", "--ringing-timeout", "2", "--events"])
+        #expect(await alice.exitStatus() == 5)
+        let elapsed = Date().timeIntervalSince(start)
+        #expect(elapsed > 2 && elapsed < 8, "rang \(elapsed) s for a 2 s timeout")
+        #expect(result(alice) == "noAnswer" && result(bob) == "noAnswer")
+        #expect(await bob.exitStatus() == 5)
+        await server.stop()
+    }
+
+    @Test func theCallerHangingUpWhileItRingsCancels() async throws {
+        let server = try await TestServer()
+        let bob = try await callee(server, "bob", ["--answer", "ignore"])
+        let alice = try server.member("call", token: try await server.callToken("alice"), ["--to", "bob", "--cancel-after", "1", "--events"])
+        #expect(await alice.exitStatus() == 5)
+        #expect(await bob.exitStatus() == 5)
+        #expect(result(alice) == "canceled" && result(bob) == "canceled")
+        let record = try #require(try await log(server, "bob").first)
+        #expect(record["endedBy"] as? String == "alice")
+        await server.stop()
+    }
+
+    @Test func twoDevicesRingAndTheOneThatAnswersWins() async throws {
+        let server = try await TestServer()
+        let phone = try await callee(server, "bob", device: "phone", ["--answer", "ignore"])
+        let laptop = try await callee(server, "bob", device: "laptop", ["--answer-after", "1"])
+        let alice = try server.member("call", token: try await server.callToken("alice"), ["--to", "bob", "--duration", "2", "--events"])
+        #expect(await phone.exitStatus(timeout: 20) == 5, "phone: \(phone.stderr)")
+        #expect(result(phone) == "otherDeviceAccepted")
+        #expect(await alice.exitStatus(timeout: 40) == 0, "alice: \(alice.stderr)")
+        #expect(await laptop.exitStatus(timeout: 10) == 0, "laptop: \(laptop.stderr)")
+        #expect(phone.eventNames.contains("incoming") && laptop.eventNames.contains("incoming"), "both devices rang")
+        let record = try #require(try await log(server, "alice").first)
+        #expect(record["acceptedDevice"] as? String == "laptop")
+        #expect(record["result"] as? String == "completed")
+        await server.stop()
+    }
+
+    @Test func aCalleeKilledMidCallIsLostOnTheCallersSideWithinTheWindow() async throws {
+        let window = 2.0
+        let server = try await TestServer(arguments: ["--call-reconnect-window", "\(window)"])
+        let bob = try await callee(server, "bob")
+        let alice = try server.member("call", token: try await server.callToken("alice"), ["--to", "bob", "--events"])
+        #expect(await alice.wait(upTo: 30) { $0.events.contains { $0["phase"] as? String == "connected" } }, "alice: \(alice.stderr)")
+        bob.signal(SIGKILL)
+        let killed = Date()
+        #expect(await alice.wait(upTo: 15) { $0.eventNames.contains("ended") })
+        let elapsed = Date().timeIntervalSince(killed)
+        #expect(elapsed < window + 1, "the caller heard of the loss \(elapsed) s after the kill, window \(window) s")
+        #expect(elapsed > window - 0.5, "not before the window closed: \(elapsed) s")
+        #expect(alice.eventNames.contains("reconnecting"))
+        #expect(result(alice) == "connectionLost")
+        #expect(await alice.exitStatus() == 6)
+        await server.stop()
+    }
+
+    @Test func theLogSurvivesTheServerKilledAndRestarted() async throws {
+        let directory = NSTemporaryDirectory() + "confer-calllog-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let database = "\(directory)/calls.sqlite"
+        let server = try await TestServer(arguments: ["--db", database])
+
+        let decliner = try await callee(server, "bob", ["--answer", "decline"])
+        let first = try server.member("call", token: try await server.callToken("alice"), ["--to", "bob", "--events"])
+        #expect(await first.exitStatus() == 5)
+        #expect(await decliner.exitStatus() == 5)
+        let ignorer = try await callee(server, "bob", ["--answer", "ignore"])
+        let second = try server.member("call", token: try await server.callToken("alice"), ["--to", "bob", "--ringing-timeout", "1", "--events"])
+        #expect(await second.exitStatus() == 5)
+        #expect(await ignorer.exitStatus() == 5)
+        let third = try server.member("call", token: try await server.callToken("alice"), ["--to", "nobody", "--events"])
+        #expect(await third.exitStatus() == 3, "an unknown callee is refused")
+        #expect(third.stderr.contains("calleeUnknown"))
+        // A call still ringing when the server dies.
+        let ringing = try await callee(server, "bob", ["--answer", "ignore"])
+        let fourth = try server.member("call", token: try await server.callToken("alice"), ["--to", "bob", "--events"])
+        #expect(await ringing.wait(upTo: 20) { $0.eventNames.contains("incoming") })
+
+        server.process.signal(SIGKILL)
+        _ = await server.process.exitStatus()
+        fourth.signal(SIGKILL)
+        ringing.signal(SIGKILL)
+
+        let restarted = try await TestServer(arguments: ["--db", database], secret: server.secret)
+        let calls = try await log(restarted, "alice")
+        let results = calls.compactMap { $0["result"] as? String }
+        #expect(results == ["connectionLost", "dialFailed", "noAnswer", "declined"], "newest first: \(calls)")
+        #expect(calls.first?["ended"] != nil, "the interrupted call is closed at restart")
+        #expect(try await log(restarted, "bob").count == 3, "bob's side: the calls that rang him")
+        await restarted.stop()
+    }
+
+    @Test func aMissingOrLockedDatabaseIsAClearErrorAtStart() async throws {
+        let missing = try ConferProcess(["serve", "--listen", "127.0.0.1:0", "--secret", String(repeating: "s", count: 32),
+                                         "--db", "/nonexistent-\(UUID().uuidString)/calls.sqlite"])
+        #expect(await missing.exitStatus(timeout: 20) != 0)
+        #expect(missing.stderr.contains("does not exist"), "\(missing.stderr)")
+
+        let directory = NSTemporaryDirectory() + "confer-locked-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = "\(directory)/calls.sqlite"
+        // Another process's lock, held across accesses on purpose.
+        var configuration = Configuration()
+        configuration.allowsUnsafeTransactions = true
+        let holder = try DatabaseQueue(path: path, configuration: configuration)
+        try await holder.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL; CREATE TABLE other (x); BEGIN EXCLUSIVE; INSERT INTO other VALUES (1)")
+        }
+        let locked = try ConferProcess(["serve", "--listen", "127.0.0.1:0", "--secret", String(repeating: "s", count: 32), "--db", path])
+        #expect(await locked.exitStatus(timeout: 20) != 0)
+        #expect(locked.stderr.contains("locked"), "\(locked.stderr)")
+        try await holder.writeWithoutTransaction { db in try db.execute(sql: "ROLLBACK") }
+    }
+}
