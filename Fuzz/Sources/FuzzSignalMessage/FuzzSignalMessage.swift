@@ -1,7 +1,7 @@
 import ConferSession
 import FuzzSupport
 
-/// Feeds arbitrary bytes to the signaling decoder, as both sides read them: each must give
+/// Feeds arbitrary bytes to the signaling decoder, as both sides of meetings and calls read them: each must give
 /// a message or a typed `SignalDecodeError`, never crash; what it accepts must encode and
 /// decode back to the same message.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -18,6 +18,20 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         let message = try SignalCodec.decodeServer(bytes)
         let again = try SignalCodec.decodeServer(SignalCodec.encode(message))
         precondition(again == message, "a server message did not survive encode and decode")
+    } catch {
+        _ = error.refusal
+    }
+    do {
+        let message = try SignalCodec.decodeCallClient(bytes)
+        let again = try SignalCodec.decodeCallClient(SignalCodec.encode(message))
+        precondition(again == message, "a call client message did not survive encode and decode")
+    } catch {
+        _ = error.refusal
+    }
+    do {
+        let message = try SignalCodec.decodeCallServer(bytes)
+        let again = try SignalCodec.decodeCallServer(SignalCodec.encode(message))
+        precondition(again == message, "a call server message did not survive encode and decode")
     } catch {
         _ = error.refusal
     }
