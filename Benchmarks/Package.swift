@@ -90,5 +90,29 @@ let package = Package(
             path: "Tools/SignalLoad",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // Call set-up on loopback: dial → ringing, accept → first decoded picture (run by
+        // peers/call-latency.sh against a `confer serve`).
+        .executableTarget(
+            name: "CallLatency",
+            dependencies: [
+                .product(name: "ConferClient", package: "Confer"),
+                .product(name: "ConferLive", package: "Confer"),
+                .product(name: "ConferSession", package: "Confer"),
+                .product(name: "ConferTokens", package: "Confer"),
+            ],
+            path: "Tools/CallLatency",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // The call log at 100,000 calls: writes and page queries, index against table scan
+        // (run by peers/call-log.sh).
+        .executableTarget(
+            name: "CallLogLoad",
+            dependencies: [
+                .product(name: "ConferServer", package: "Confer"),
+                .product(name: "ConferSession", package: "Confer"),
+            ],
+            path: "Tools/CallLogLoad",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
     ]
 )

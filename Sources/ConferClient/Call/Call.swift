@@ -13,6 +13,10 @@ public final class Call: Sendable, Hashable, CustomStringConvertible {
     public let state: ObservedValue<CallInfo>
     /// Every change from the moment of subscription.
     public let events = EventBroadcast<CallEvent>()
+    /// The other side's microphone and camera, current value first.
+    public let remoteSettings: ObservedValue<CallSettings>
+    /// The call's custom items, current value first.
+    public let customItems: ObservedValue<[String: String]>
     private let sender: @Sendable (CallClientMessage) async -> Void
     private let settings: Mutex<CallSettings>
 
@@ -22,14 +26,14 @@ public final class Call: Sendable, Hashable, CustomStringConvertible {
         state = ObservedValue(info)
         self.sender = sender
         settings = Mutex(identity == info.record.caller ? info.callerSettings : info.calleeSettings)
+        remoteSettings = ObservedValue(identity == info.record.caller ? info.calleeSettings : info.callerSettings)
+        customItems = ObservedValue(info.record.customItems)
     }
 
     /// Whether this device placed the call.
     public var isCaller: Bool { state.current.record.caller == identity }
     /// The other side's identity.
     public var peer: String { state.current.peer(of: identity) }
-    /// The other side's microphone and camera.
-    public var remoteSettings: CallSettings { isCaller ? state.current.calleeSettings : state.current.callerSettings }
 
     /// Answers the call on this device.
     public func accept() async { await sender(.accept(call: id)) }
@@ -76,14 +80,22 @@ public final class Call: Sendable, Hashable, CustomStringConvertible {
         state.set(info)
         if info.phase != old.phase { events.send(.phase(info.phase)) }
         let remote = isCaller ? (old.calleeSettings, info.calleeSettings) : (old.callerSettings, info.callerSettings)
-        if remote.0 != remote.1 { events.send(.remoteSettings(remote.1)) }
-        if info.record.customItems != old.record.customItems { events.send(.customItems(info.record.customItems)) }
+        if remote.0 != remote.1 {
+            remoteSettings.set(remote.1)
+            events.send(.remoteSettings(remote.1))
+        }
+        if info.record.customItems != old.record.customItems {
+            customItems.set(info.record.customItems)
+            events.send(.customItems(info.record.customItems))
+        }
         for gone in Set(info.reconnecting).subtracting(old.reconnecting).sorted() where gone != identity { events.send(.reconnecting(gone)) }
         for back in Set(old.reconnecting).subtracting(info.reconnecting).sorted() where back != identity { events.send(.reconnected(back)) }
         if let media = info.media, media != old.media { events.send(.media(media)) }
         if info.phase == .ended, old.phase != .ended {
             events.send(.ended(info.result ?? .connectionLost))
             state.finish()
+            remoteSettings.finish()
+            customItems.finish()
             events.finish()
         }
     }

@@ -65,8 +65,15 @@ public enum CallMediaSession {
                 // stops arriving for longer than the timeout ends the call as lost.
                 var lastReceived = 0
                 var lastChange = ContinuousClock.now
+                var applied: CallSettings?
                 while !control.isStopped, !Task.isCancelled {
                     if call.state.current.phase == .ended { break }
+                    // This side's own microphone and camera as the call says (mute, stop video).
+                    let mine = call.isCaller ? call.state.current.callerSettings : call.state.current.calleeSettings
+                    if mine != applied {
+                        applied = mine
+                        control.send(.devices(identity: call.identity, camera: mine.video, microphone: mine.audio))
+                    }
                     let figures = control.figures
                     let received = figures.audioPacketsReceived + figures.framesReceived
                     if received != lastReceived {

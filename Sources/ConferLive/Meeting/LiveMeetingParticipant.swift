@@ -112,6 +112,10 @@ public enum LiveMeetingParticipant {
         private var meter = FigureMeter()
         private var captured = 0
         private var speakingUntil = Timestamp.zero
+        /// Turned off by a `devices` command: the camera sends nothing, the microphone silence
+        /// (so the stream, its timing and the other side's loss detection go on).
+        private var cameraOn = true
+        private var microphoneOn = true
         static let speakingRMS = 0.01
 
         init(configuration: LiveMeetingParticipantConfiguration, control: LiveMeetingControl) throws {
@@ -167,6 +171,12 @@ public enum LiveMeetingParticipant {
 
         func handle(_ event: RealtimeEvent, at now: Timestamp, socket: UDPSocket, destination: UDPDestination) async throws -> RealtimeNext {
             if control.isStopped { return .stop }
+            for command in control.takeCommands() {
+                if case .devices(_, let camera, let microphone) = command {
+                    cameraOn = camera
+                    microphoneOn = microphone
+                }
+            }
             if case .datagram(let datagram, let arrival) = event {
                 datagram.bytes.withUnsafeBytes { receiveFromHost($0, at: arrival) }
                 pool.recycle(datagram.bytes)
@@ -180,7 +190,7 @@ public enum LiveMeetingParticipant {
                     frame.timestamp = nextCapture
                     configuration.onCapture?(captured, ContinuousClock.now)
                     captured += 1
-                    try sender.sendVideo(frame, at: now)
+                    if cameraOn { try sender.sendVideo(frame, at: now) }
                     nextCapture = nextCapture + interval
                 }
             }
@@ -188,6 +198,7 @@ public enum LiveMeetingParticipant {
             while audioTick <= now {
                 if let sender, let microphone {
                     try microphone.capture(into: &audioIn, at: audioTick)
+                    if !microphoneOn { for index in audioIn.samples.indices { audioIn.samples[index] = 0 } }
                     // Speaking: above about -40 dBFS in the last 300 ms, as a meeting UI shows it.
                     if AudioAnalysis.rms(audioIn) > Self.speakingRMS { speakingUntil = audioTick + .milliseconds(300) }
                     try sender.sendAudio(audioIn, at: audioTick)

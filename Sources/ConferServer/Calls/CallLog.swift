@@ -188,6 +188,24 @@ public final class CallLog: Sendable {
         }
     }
 
+    /// Median milliseconds of the first page of `identity`'s calls as caller, through the
+    /// index and with the table scanned (`NOT INDEXED`), for benchmarks.
+    public func scanTimings(for identity: String, limit: Int, runs: Int) throws -> (indexed: Double, scanned: Double) {
+        func median(_ sql: String) throws -> Double {
+            var times: [Double] = []
+            for _ in 0 ..< max(1, runs) {
+                let start = ContinuousClock.now
+                _ = try database.read { db in try Row.fetchAll(db, sql: sql, arguments: [identity]) }
+                let elapsed = ContinuousClock.now - start
+                times.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+            }
+            return times.sorted()[times.count / 2]
+        }
+        let order = "ORDER BY started DESC, id DESC LIMIT \(limit)"
+        return (try median("SELECT * FROM call INDEXED BY call_by_caller WHERE caller = ? \(order)"),
+                try median("SELECT * FROM call NOT INDEXED WHERE caller = ? \(order)"))
+    }
+
     /// How SQLite plans a page query for `query` (to show the index is used).
     public func plan(for identity: String, _ query: CallLogQuery) throws -> [String] {
         let role = query.role ?? .caller

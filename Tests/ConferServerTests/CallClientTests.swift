@@ -1,0 +1,60 @@
+import ConferClient
+import ConferLive
+import ConferSession
+import Foundation
+import Testing
+
+/// The call client library against a real server process: two devices in this process,
+/// each with its own WebSocket and UDP socket, media straight between them.
+@Suite(.serialized, .timeLimit(.minutes(2)), .wallClockExclusive)
+struct CallClientTests {
+    @Test func muteAndStopVideoReachTheOtherSideAndTheMedia() async throws {
+        let server = try await TestServer()
+        func client(_ identity: String) async throws -> CallClient {
+            let client = try CallClient(configuration: CallClientConfiguration(server: server.url, token: try await server.callToken(identity),
+                                                                               device: "app"))
+            try await client.start()
+            return client
+        }
+        let alice = try await client("alice")
+        let bob = try await client("bob")
+        let call = try await alice.dial("bob", video: true, customItems: ["a": "1"])
+        let answer = try #require(await bob.ringing.values.first { !$0.isEmpty }?.first)
+        #expect(answer.customItems.current == ["a": "1"], "the callee sees the items the caller dialed with")
+        await answer.accept()
+        let aliceControl = LiveMeetingControl(), bobControl = LiveMeetingControl()
+        let aliceMedia = Task { try await CallMediaSession.run(call, control: aliceControl) }
+        let bobMedia = Task { try await CallMediaSession.run(answer, control: bobControl) }
+        #expect(await call.state.values.first { $0.phase == .connected } != nil)
+        try await Task.sleep(for: .seconds(2))
+        let before = bobControl.figures.framesReceived
+        #expect(before > 0, "bob decodes alice's camera")
+
+        await call.stopVideo()
+        await call.mute()
+        let seen = await answer.remoteSettings.values.first { !$0.video && !$0.audio }
+        #expect(seen == CallSettings(audio: false, video: false))
+        // Frames in flight land within a few hundred ms; after that nothing more comes.
+        try await Task.sleep(for: .seconds(1))
+        let stopped = bobControl.figures.framesReceived
+        try await Task.sleep(for: .seconds(2))
+        #expect(bobControl.figures.framesReceived - stopped <= 2, "no pictures while alice's camera is off")
+        #expect(bobControl.figures.audioPacketsReceived > 0, "the muted microphone still sends (silence)")
+        await call.startVideo()
+        try await Task.sleep(for: .seconds(2))
+        #expect(bobControl.figures.framesReceived > stopped + 10, "pictures again once the camera is back")
+
+        await answer.setItems(["b": "2"])
+        #expect(await call.customItems.values.first { $0["b"] == "2" } == ["a": "1", "b": "2"])
+        await answer.end()
+        #expect(await call.ended().result == .completed)
+        _ = try await aliceMedia.value
+        _ = try await bobMedia.value
+        let page = try await bob.callLog(CallLogQuery(role: .callee))
+        #expect(page.calls.first?.customItems == ["a": "1", "b": "2"])
+        #expect(page.calls.first?.endedBy == "bob")
+        await alice.stop()
+        await bob.stop()
+        await server.stop()
+    }
+}
