@@ -175,6 +175,9 @@ struct CallProcessTests {
         #expect(results == ["connectionLost", "dialFailed", "noAnswer", "declined"], "newest first: \(calls)")
         #expect(calls.first?["ended"] != nil, "the interrupted call is closed at restart")
         #expect(try await log(restarted, "bob").count == 3, "bob's side: the calls that rang him")
+        let offline = try restarted.member("call", token: try await restarted.callToken("alice"), ["--to", "bob"])
+        #expect(await offline.exitStatus() == 3)
+        #expect(offline.stderr.contains("calleeOffline"), "bob is known from the log: \(offline.stderr)")
         await restarted.stop()
     }
 

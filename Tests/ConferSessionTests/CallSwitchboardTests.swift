@@ -170,6 +170,14 @@ import Testing
         #expect(results.map(\.2) == [.calleeOffline, .calleeUnknown])
     }
 
+    @Test func usersRememberedFromTheLogAreOfflineNotUnknown() {
+        var h = CallHarness()
+        h.board.rememberUsers(["carol"])
+        let alice = h.signIn("alice")
+        #expect(h.dial("carol", from: alice) == nil)
+        #expect(h.refusals(alice) == [.calleeOffline])
+    }
+
     @Test func selfCallsAndMalformedDialsAreRefusedUnlogged() {
         var h = CallHarness()
         let alice = h.signIn("alice")

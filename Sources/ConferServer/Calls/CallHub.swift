@@ -20,6 +20,8 @@ public actor CallHub {
     public init(rules: CallRules = CallRules(), log: CallLog, metrics: ServerMetrics = ServerMetrics(),
                 logger: Logger = Logger(label: "confer.calls"), clock: @escaping @Sendable () -> SessionTime = { SessionTime.now() }) {
         board = CallSwitchboard(rules: rules, random: SystemRandomNumberGenerator())
+        // A user in the log is known: calling it while it is signed out fails as offline.
+        if let users = try? log.users() { board.rememberUsers(users) }
         self.log = log
         self.metrics = metrics
         self.logger = logger

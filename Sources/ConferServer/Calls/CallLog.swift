@@ -179,6 +179,15 @@ public final class CallLog: Sendable {
         }
     }
 
+    /// Every identity that ever called or was called.
+    public func users() throws(CallLogError) -> [String] {
+        do {
+            return try database.read { db in try String.fetchAll(db, sql: "SELECT caller FROM call UNION SELECT callee FROM call") }
+        } catch {
+            throw CallLogError(.readFailed, "cannot read the call log \(path ?? "memory"): \(error)")
+        }
+    }
+
     /// Every call, oldest first (for tools and tests; a server pages).
     public func all() throws(CallLogError) -> [CallRecord] {
         do {

@@ -57,6 +57,11 @@ public struct CallSwitchboard<Random: RandomNumberGenerator & Sendable>: Sendabl
         self.random = random
     }
 
+    /// Users known from before this switchboard started (the call log's callers and
+    /// callees), so that calling one of them while none of its devices is signed in fails as
+    /// offline, not unknown.
+    public mutating func rememberUsers(_ identities: some Sequence<String>) { known.formUnion(identities) }
+
     /// Calls in progress.
     public var activeCalls: Int { calls.count }
     /// Devices signed in.
