@@ -107,6 +107,31 @@ struct CallProcessTests {
         await server.stop()
     }
 
+    @Test func anAnsweredCallWhoseMediaNeverConnectsTimesOut() async throws {
+        let server = try await TestServer()
+        let bob = try await callee(server, "bob", ["--no-media"])
+        let alice = try server.member("call", token: try await server.callToken("alice"),
+                                      ["--to", "bob", "--connection-timeout", "2", "--no-media", "--events"])
+        #expect(await alice.exitStatus() == 6)
+        #expect(await bob.exitStatus() == 6)
+        #expect(result(alice) == "timedOut" && result(bob) == "timedOut")
+        let record = try #require(try await log(server, "alice").first)
+        #expect(record["accepted"] != nil && record["connected"] == nil)
+        await server.stop()
+    }
+
+    @Test func anAnswerWhoseMediaCannotStartEndsAcceptFailed() async throws {
+        let server = try await TestServer()
+        let bob = try await callee(server, "bob", ["--input", "/nonexistent-\(UUID().uuidString).y4m"])
+        let alice = try server.member("call", token: try await server.callToken("alice"), ["--to", "bob", "--video", "--events"])
+        #expect(await alice.exitStatus(timeout: 30) == 6, "alice: \(alice.stderr)")
+        #expect(result(alice) == "acceptFailed")
+        #expect(await bob.exitStatus() != 0)
+        let record = try #require(try await log(server, "alice").first)
+        #expect(record["result"] as? String == "acceptFailed" && record["endedBy"] as? String == "bob")
+        await server.stop()
+    }
+
     @Test func twoDevicesRingAndTheOneThatAnswersWins() async throws {
         let server = try await TestServer()
         let phone = try await callee(server, "bob", device: "phone", ["--answer", "ignore"])

@@ -26,7 +26,7 @@ public enum CallMediaSession {
             Task { await call.reportMediaConnected() }
         }
         return try await withThrowingTaskGroup(of: LiveMeetingControl.Figures?.self) { group in
-            group.addTask {
+            @Sendable func runMedia() async throws -> LiveMeetingControl.Figures? {
                 try await LiveMeetingParticipant.run(bindingTo: options.bindHost, control: control) { port in
                     await call.describeMedia(MediaDescription(host: options.bindHost, port: port, codec: options.codec.rawValue,
                                                               width: width, height: height, frameRate: frameRate))
@@ -58,6 +58,19 @@ public enum CallMediaSession {
                         report()
                     }
                     return configuration
+                }
+            }
+            group.addTask {
+                do {
+                    return try await runMedia()
+                } catch {
+                    // Media that cannot start (a camera file that cannot be read, a codec the
+                    // other side cannot take) ends the call: the answering side says accept failed.
+                    control.stop()
+                    if call.state.current.record.connected == nil, call.state.current.phase != .ended {
+                        if call.isCaller { await call.end() } else { await call.reportAcceptFailed() }
+                    }
+                    throw error
                 }
             }
             group.addTask {
