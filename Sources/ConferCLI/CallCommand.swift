@@ -257,7 +257,7 @@ struct CallCommand: AsyncParsableCommand {
             switch event {
             case .phase(let phase):
                 printer.print("phase", ["call": call.id, "phase": phase.rawValue])
-                printer.note("call \(phase.rawValue)")
+                if phase != .ended { printer.note("call \(phase.rawValue)") }
             case .remoteSettings(let settings):
                 printer.print("remoteSettings", ["call": call.id, "audio": settings.audio, "video": settings.video])
                 printer.note("\(call.peer): microphone \(settings.audio ? "on" : "off"), camera \(settings.video ? "on" : "off")")
