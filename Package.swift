@@ -146,7 +146,7 @@ let package = Package(
         .testTarget(name: "ConferRenderTests", dependencies: ["ConferRender", "ConferMedia"], swiftSettings: strict),
         .testTarget(name: "ConferNetTests", dependencies: ["ConferNet", "ConferMedia"], swiftSettings: strict),
         .testTarget(name: "ConferSessionTests", dependencies: ["ConferSession"], swiftSettings: strict),
-        .testTarget(name: "ConferServerTests", dependencies: ["ConferSession", "ConferServer", "ConferClient", "ConferTokens", "ConferCLI", "ConferJobs", "ConferMedia",
+        .testTarget(name: "ConferServerTests", dependencies: ["ConferSession", "ConferServer", "ConferClient", "ConferTokens", "ConferCLI", "ConferJobs", "ConferMedia", "ConferLive",
                                                               .product(name: "WSClient", package: "swift-websocket"),
                                                               .product(name: "Logging", package: "swift-log"),
                                                               .product(name: "GRDB", package: "GRDB.swift")],

@@ -263,3 +263,28 @@ import ConferMixer
         #expect(isFlat(canvas, PixelRect(x: 160, y: 0, width: 160, height: 180), background))
     }
 }
+
+/// Fit or fill per participant, chosen by whoever renders, over the layout's choice.
+@Suite struct CompositorModeOverrideTests {
+    @Test func aFillOverrideCropsFromTheNextFrameAndNilGoesBack() throws {
+        // Square pictures in cells that are not square: fit leaves bars, fill covers the cell.
+        var meeting = SyntheticMeeting(count: 2, width: 360, height: 360)
+        let background = meeting.compositor.configuration.backgroundColor
+        meeting.send(at: .zero)
+        var canvas = meeting.compositor.compose(at: .zero)
+        let slot = try #require(meeting.compositor.slotRect(of: 1))
+        #expect(slot.width != slot.height)
+        let fitted = FitFill.rects(sourceWidth: 360, sourceHeight: 360, target: slot, mode: .fit).destination
+        // A point inside the cell but outside the letterboxed picture: on a bar.
+        let bar = fitted.x > slot.x ? (slot.x + 2, slot.y + slot.height / 2) : (slot.x + slot.width / 2, slot.y + 2)
+        #expect(pixel(canvas, bar.0, bar.1) == background, "fit: a bar")
+        meeting.compositor.setMode(.fill, for: 1)
+        #expect(meeting.compositor.placedSlots.first { $0.participant == 1 }?.mode == .fill)
+        #expect(meeting.compositor.placedSlots.first { $0.participant == 2 }?.mode == .fit, "only the one participant")
+        meeting.send(at: .milliseconds(33))
+        canvas = meeting.compositor.compose(at: .milliseconds(33))
+        #expect(pixel(canvas, bar.0, bar.1) != background, "fill: the picture covers the bar")
+        meeting.compositor.setMode(nil, for: 1)
+        #expect(meeting.compositor.placedSlots.first { $0.participant == 1 }?.mode == .fit)
+    }
+}

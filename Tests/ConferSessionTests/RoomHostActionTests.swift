@@ -155,3 +155,37 @@ import Testing
         #expect(throws: SessionRefusal.roomClosed) { try h.administer(.close) }
     }
 }
+
+/// Each side's figures of what the far end got, filled from the far end's own reports.
+@Suite struct RoomRemoteFiguresTests {
+    @Test func theHostsReceptionFillsEachParticipantsAndTheirsFillTheHosts() throws {
+        var h = RoomHarness()
+        let host = h.join("boss", .host)
+        let alice = h.join("alice", .participant)
+        h.send(.approve(identity: "alice"), from: host)
+        let bob = h.join("bob", .participant)
+        h.send(.approve(identity: "bob"), from: host)
+        var aliceInfo = ConnectInfo()
+        aliceInfo.bytesReceived = 1000
+        aliceInfo.packetsLost = 3
+        h.send(.report(aliceInfo), from: alice)
+        var bobInfo = ConnectInfo()
+        bobInfo.bytesReceived = 500
+        bobInfo.packetsLost = 1
+        h.send(.report(bobInfo), from: bob)
+        var hostInfo = ConnectInfo()
+        hostInfo.receivedFrom = ["alice": .init(bytes: 7000, packetsLost: 2), "bob": .init(bytes: 9000, packetsLost: 0)]
+        h.send(.report(hostInfo), from: host)
+        let members = h.room.members
+        let boss = try #require(members.first { $0.identity == "boss" }?.connectInfo)
+        #expect(boss.remoteBytesReceived == 1500, "what the participants received of the composite")
+        #expect(boss.remotePacketsLost == 4)
+        #expect(members.first { $0.identity == "alice" }?.connectInfo?.remoteBytesReceived == 7000)
+        #expect(members.first { $0.identity == "bob" }?.connectInfo?.remoteBytesReceived == 9000)
+        // A participant's next report keeps what the host said until the host says more.
+        aliceInfo.bytesReceived = 2000
+        h.send(.report(aliceInfo), from: alice)
+        #expect(h.room.members.first { $0.identity == "alice" }?.connectInfo?.remoteBytesReceived == 7000)
+        #expect(h.room.members.first { $0.identity == "boss" }?.connectInfo?.remoteBytesReceived == 2500)
+    }
+}

@@ -246,6 +246,12 @@ public final class HostPipeline {
         participants[index].pictures.dropLatest()
     }
 
+    /// Letterboxes (`.fit`) or crops (`.fill`) participant `id`'s picture in its tile from
+    /// the next composite; nil keeps the layout's choice.
+    public func setVideoMode(_ mode: FitFill.Mode?, for id: ParticipantID) {
+        video.composer.compositor.setMode(mode, for: id)
+    }
+
     /// Mutes or unmutes participant `id` in every mix.
     public func setAudioMuted(_ muted: Bool, for id: ParticipantID) {
         try? audio.mixer.setMuted(muted, for: id)   // unknown ids are ignored

@@ -1,6 +1,6 @@
 public import ConferLive
 public import ConferSession
-import ConferMedia
+public import ConferMedia
 import ConferNet
 import Synchronization
 
@@ -30,6 +30,22 @@ public actor MeetingMedia {
     private var runningSends = true
     private var started: SessionTime?
     private var totals = LiveMeetingControl.Figures()
+    /// How this member renders others, by identity (what the app chose; the default shows
+    /// and plays everyone, each tile as its layout says).
+    private var rendering: [String: Rendering] = [:]
+
+    /// How one member is rendered here.
+    public struct Rendering: Sendable, Hashable {
+        /// Its video is drawn.
+        public var video = true
+        /// Its voice is played.
+        public var audio = true
+        /// Letterboxed or cropped in its view.
+        public var mode = FitFill.Mode.fit
+
+        /// Shown, heard, letterboxed.
+        public init() {}
+    }
 
     private struct Applied: Equatable {
         var slot: UInt32
@@ -77,6 +93,40 @@ public actor MeetingMedia {
         return totals
     }
 
+    // MARK: - Rendering, per member (from the next frame)
+
+    /// Draws `identity`'s video or not. The host hides (or shows again) the member's tile in
+    /// the composite it draws; a participant, whose one picture is the composite, stops (or
+    /// resumes) rendering it when `identity` is the host — decoding goes on, so it comes
+    /// back without waiting for a keyframe.
+    public func enableVideoRender(_ identity: String, _ enabled: Bool) { change(identity) { $0.video = enabled } }
+
+    /// Plays `identity`'s voice or not (the host: in the mix it makes; a participant: the
+    /// mix it receives from the host).
+    public func enableAudioPlay(_ identity: String, _ enabled: Bool) { change(identity) { $0.audio = enabled } }
+
+    /// Letterboxes (`.fit`) or crops (`.fill`) `identity`'s picture in its view (the host:
+    /// its tile in the composite).
+    public func setVideoRenderMode(_ identity: String, _ mode: FitFill.Mode) { change(identity) { $0.mode = mode } }
+
+    /// How `identity` is rendered here.
+    public func rendering(of identity: String) -> Rendering { rendering[identity] ?? Rendering() }
+
+    private func change(_ identity: String, _ edit: (inout Rendering) -> Void) {
+        var value = rendering[identity] ?? Rendering()
+        edit(&value)
+        rendering[identity] = value
+        control?.send(.render(identity: identity, video: value.video, audio: value.audio, mode: value.mode))
+    }
+
+    /// Tells freshly started media (or a member just added to the host's) what the app chose.
+    private func sendRendering(_ identities: some Sequence<String>) {
+        for identity in identities {
+            guard let value = rendering[identity] else { continue }
+            control?.send(.render(identity: identity, video: value.video, audio: value.audio, mode: value.mode))
+        }
+    }
+
     /// The figures so far (of the media running now, or the last run).
     public var figures: LiveMeetingControl.Figures { control?.figures ?? totals }
 
@@ -105,6 +155,11 @@ public actor MeetingMedia {
         info.packetsLost = figures.packetsLost
         info.remotePacketsLost = figures.remotePacketsLost
         info.roundTripMilliseconds = figures.roundTripMilliseconds
+        if !figures.memberBytesReceived.isEmpty {
+            info.receivedFrom = figures.memberBytesReceived.reduce(into: [:]) { result, entry in
+                result[entry.key] = ConnectInfo.Reception(bytes: entry.value, packetsLost: figures.memberPacketsLost[entry.key] ?? 0)
+            }
+        }
         info.since = started
         connectInfo.set(info)
         await client.report(info)
@@ -159,6 +214,7 @@ public actor MeetingMedia {
             let have = applied[identity]
             if have?.slot != want.slot || have?.sends != want.sends, let grant = room.media[identity] {
                 control.send(.add(identity: identity, slot: grant.slot, uplinkKey: grant.uplinkKey, downlinkKey: grant.downlinkKey, sends: want.sends))
+                sendRendering([identity])
                 if let media = want.media { control.send(.address(identity: identity, host: media.host, port: media.port)) }
             } else if have?.media != want.media, let media = want.media {
                 control.send(.address(identity: identity, host: media.host, port: media.port))
@@ -203,6 +259,7 @@ public actor MeetingMedia {
         let control = LiveMeetingControl()
         self.control = control
         runningFor = hostMedia
+        if let host = room.host { sendRendering([host]) }
         started = SessionTime.now()
         let client = client
         let bindHost = options.bindHost

@@ -1,3 +1,4 @@
+public import ConferMedia
 import Synchronization
 
 /// The handle another task holds on a running live meeting endpoint: stop it, read its
@@ -14,6 +15,10 @@ public final class LiveMeetingControl: Sendable {
         case address(identity: String, host: String, port: Int)
         /// A member's camera or microphone was turned on or off.
         case devices(identity: String, camera: Bool, microphone: Bool)
+        /// How this endpoint renders a member (the host: its tile and its voice in the
+        /// composite and mix; a participant: the composite and mix it receives), from the
+        /// next frame: shown or not, heard or not, letterboxed (fit) or cropped (fill).
+        case render(identity: String, video: Bool, audio: Bool, mode: FitFill.Mode)
     }
 
     /// A running endpoint's figures, refreshed once a second.
@@ -56,6 +61,10 @@ public final class LiveMeetingControl: Sendable {
         public var seconds = 0.0
         /// The host only: per member identity, frames per second received from it.
         public var members: [String: Double] = [:]
+        /// The host: bytes received from each member, by identity.
+        public var memberBytesReceived: [String: Int] = [:]
+        /// The host: packets found lost of each member's streams, by identity.
+        public var memberPacketsLost: [String: Int] = [:]
 
         /// No figures yet.
         public init() {}

@@ -55,6 +55,8 @@ public enum LiveMeetingHost {
         var keys: (uplink: SRTPMasterKey, downlink: SRTPMasterKey)?
         var sends = true
         var devices = (camera: true, microphone: true)
+        /// How the host renders it: a local choice, beside the member's own devices.
+        var render = (video: true, audio: true, mode: FitFill.Mode?.none)
         var added = false
 
         init(identity: String, id: ParticipantID) {
@@ -154,6 +156,10 @@ public enum LiveMeetingHost {
                 guard let member = members[identity] else { return }
                 member.devices = (camera, microphone)
                 if member.added { applyDevices(member) }
+            case .render(let identity, let video, let audio, let mode):
+                guard let member = members[identity] else { return }
+                member.render = (video, audio, mode)
+                if member.added { applyDevices(member) }
             }
         }
 
@@ -170,8 +176,9 @@ public enum LiveMeetingHost {
 
         /// Mutes what a member does not send: an observer everything, a member its devices turned off.
         private func applyDevices(_ member: Member) {
-            host.setVideoMuted(!member.sends || !member.devices.camera, for: member.id)
-            host.setAudioMuted(!member.sends || !member.devices.microphone, for: member.id)
+            host.setVideoMuted(!member.sends || !member.devices.camera || !member.render.video, for: member.id)
+            host.setAudioMuted(!member.sends || !member.devices.microphone || !member.render.audio, for: member.id)
+            host.setVideoMode(member.render.mode, for: member.id)
         }
 
         private func remove(_ member: Member, at now: Timestamp) {
@@ -191,6 +198,9 @@ public enum LiveMeetingHost {
             for member in members.values {
                 guard let participant = statistics.participants[member.id] else { continue }
                 received[member.identity] = participant.framesReceived
+                figures.memberBytesReceived[member.identity] = participant.receive.bytesReceived
+                figures.memberPacketsLost[member.identity] = (participant.receive.video?.packetsLost ?? 0)
+                    + Int(participant.receive.audio?.packetsLost ?? 0)
                 Self.add(participant, to: &figures)
             }
             if let last = lastFigures {

@@ -116,6 +116,10 @@ public enum LiveMeetingParticipant {
         /// (so the stream, its timing and the other side's loss detection go on).
         private var cameraOn = true
         private var microphoneOn = true
+        /// Turned off by a `render` command: the composite is still decoded (so it can come
+        /// back at once, without a keyframe) but not rendered or written; the mix plays silence.
+        private var renderVideo = true
+        private var playAudio = true
         static let speakingRMS = 0.01
 
         init(configuration: LiveMeetingParticipantConfiguration, control: LiveMeetingControl) throws {
@@ -172,9 +176,16 @@ public enum LiveMeetingParticipant {
         func handle(_ event: RealtimeEvent, at now: Timestamp, socket: UDPSocket, destination: UDPDestination) async throws -> RealtimeNext {
             if control.isStopped { return .stop }
             for command in control.takeCommands() {
-                if case .devices(_, let camera, let microphone) = command {
+                switch command {
+                case .devices(_, let camera, let microphone):
                     cameraOn = camera
                     microphoneOn = microphone
+                case .render(_, let video, let audio, _):
+                    // The composite fills this member's canvas exactly: fit and fill draw the same.
+                    renderVideo = video
+                    playAudio = audio
+                case .add, .remove, .address:
+                    break
                 }
             }
             if case .datagram(let datagram, let arrival) = event {
@@ -204,6 +215,7 @@ public enum LiveMeetingParticipant {
                     try sender.sendAudio(audioIn, at: audioTick)
                 }
                 receiver.pullAudio(at: audioTick, into: &audioOut)
+                if !playAudio { for index in audioOut.samples.indices { audioOut.samples[index] = 0 } }
                 try mix?.write(audioOut)
                 audioTick = audioTick + .milliseconds(10)
             }
@@ -240,7 +252,9 @@ public enum LiveMeetingParticipant {
 
         private func takeRendered() throws {
             for frame in rendered.takeEncoded() { try composite?.write(encoded: frame) }
-            for frame in rendered.take() {
+            let frames = rendered.take()
+            guard renderVideo else { return }
+            for frame in frames {
                 configuration.onRender?(frame.frame, ContinuousClock.now)
                 meter.rendered(frame.frame.width, frame.frame.height)
                 try composite?.write(picture: frame.frame)

@@ -56,6 +56,8 @@ public struct VideoCompositor: Sendable {
     private var states: [Participant] = []
     /// Where each member's state is in `states`.
     private var memberIndex: [ParticipantID: Int] = [:]
+    /// Per-participant fit or fill chosen by whoever renders, over the layout's own.
+    private var modeOverrides: [ParticipantID: FitFill.Mode] = [:]
     /// Slots in drawing order, with what each shows in the composition under way.
     var plans: [SlotPlan] = []
     /// Canvas areas no slot covers, painted with the background on every composition.
@@ -105,11 +107,20 @@ public struct VideoCompositor: Sendable {
     /// Removes `participant` and re-lays out the canvas.
     public mutating func remove(participant: ParticipantID) {
         guard let index = memberIndex.removeValue(forKey: participant) else { return }
+        modeOverrides.removeValue(forKey: participant)
         members.remove(at: index)
         states.remove(at: index)
         for (i, member) in members.enumerated().dropFirst(index) { memberIndex[member] = i }
         if speaker == participant { speaker = nil }
         if featured == participant { featured = nil }
+        relayout()
+    }
+
+    /// Letterboxes (`.fit`) or crops (`.fill`) `participant`'s picture in its slot from the
+    /// next composition, whatever the layout says; nil goes back to the layout's choice.
+    public mutating func setMode(_ mode: FitFill.Mode?, for participant: ParticipantID) {
+        guard modeOverrides[participant] != mode else { return }
+        modeOverrides[participant] = mode
         relayout()
     }
 
@@ -166,7 +177,8 @@ public struct VideoCompositor: Sendable {
         layout = bound
         plans = order.map { i in
             let slot = bound.slots[i]
-            return SlotPlan(rect: rects[i], mode: slot.mode, z: slot.z, participant: slot.participant,
+            let mode = slot.participant.flatMap { modeOverrides[$0] } ?? slot.mode
+            return SlotPlan(rect: rects[i], mode: mode, z: slot.z, participant: slot.participant,
                             member: slot.participant.flatMap { memberIndex[$0] },
                             highlighted: slot.participant.map { $0 == speaker } ?? false)
         }

@@ -335,10 +335,34 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
             return broadcast(.memberUpdated(seats[index].member))
         case .report(let info):
             seats[index].member.connectInfo = info
+            fillRemoteFigures()
             // Figures change every second: they go to the host (and administrators read
             // them), not to every member.
             guard !isHost else { return [] }
             return toHost(.memberUpdated(seats[index].member))
+        }
+    }
+
+    /// Each side's figures of what the far end got, from the far end's own report: a
+    /// participant's from what the host says it received from it; the host's from what the
+    /// participants say they received of the composite (and lost of it).
+    private mutating func fillRemoteFigures() {
+        guard let hostIndex = seats.firstIndex(where: { $0.member.role == .host }) else { return }
+        let fromHost = seats[hostIndex].member.connectInfo?.receivedFrom ?? [:]
+        var bytes = 0, lost = 0
+        for index in seats.indices where index != hostIndex {
+            guard var info = seats[index].member.connectInfo else { continue }
+            bytes += info.bytesReceived
+            lost += info.packetsLost
+            if let reception = fromHost[seats[index].member.identity] {
+                info.remoteBytesReceived = reception.bytes
+                seats[index].member.connectInfo = info
+            }
+        }
+        if var hostInfo = seats[hostIndex].member.connectInfo {
+            hostInfo.remoteBytesReceived = bytes
+            hostInfo.remotePacketsLost = lost
+            seats[hostIndex].member.connectInfo = hostInfo
         }
     }
 

@@ -24,8 +24,13 @@ public struct ConnectInfo: Sendable, Codable, Hashable {
     public var packetsLost: Int = 0
     /// Packets the far end reports lost of what this member sent (RTCP receiver reports).
     public var remotePacketsLost: Int = 0
-    /// Bytes the far end reports having received (RTCP), or 0 when it has not said.
+    /// Bytes the far end reports having received of what this member sent, through the
+    /// signaling (a participant: what the host received from it; the host: what every
+    /// participant received of the composite), or 0 until it has said.
     public var remoteBytesReceived: Int = 0
+    /// The host: what it received from each member (bytes, packets lost), by identity, so
+    /// each member's figures can say what the far end got.
+    public var receivedFrom: [String: Reception]? = nil
     /// Round-trip time to the far end in milliseconds, when known.
     public var roundTripMilliseconds: Double? = nil
     /// When the counting started (the first media), on the session clock.
@@ -33,4 +38,18 @@ public struct ConnectInfo: Sendable, Codable, Hashable {
 
     /// No figures yet.
     public init() {}
+
+    /// What one side received from another.
+    public struct Reception: Sendable, Codable, Hashable {
+        /// Bytes received.
+        public var bytes: Int
+        /// Packets found lost.
+        public var packetsLost: Int
+
+        /// A reception of `bytes` with `packetsLost` lost.
+        public init(bytes: Int, packetsLost: Int) {
+            self.bytes = bytes
+            self.packetsLost = packetsLost
+        }
+    }
 }

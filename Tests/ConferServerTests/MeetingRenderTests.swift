@@ -1,0 +1,122 @@
+import ConferClient
+import ConferLive
+import ConferJobs
+import ConferMedia
+import ConferSession
+import Foundation
+import Testing
+
+/// Per-member rendering through the client library against a real server process: the
+/// host hides a member's tile in the composite it draws, from the next frame, and shows it
+/// again; the others go on. Three members in this process, each with its own WebSocket and
+/// UDP socket.
+@Suite(.serialized, .timeLimit(.minutes(2)), .wallClockExclusive)
+struct MeetingRenderTests {
+    @Test func theHostHidesAMembersTileAndShowsItAgain() async throws {
+        let directory = NSTemporaryDirectory() + "confer-render-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try await TestServer()
+        func client(_ identity: String, _ role: String) async throws -> MeetingClient {
+            try MeetingClient(configuration: MeetingClientConfiguration(server: server.url, token: try await server.token(identity, role: role)))
+        }
+        let host = try await client("boss", "host")
+        let approvals = host.events.events
+        let approver = Task {
+            for await event in approvals {
+                if case .room(.joinRequested(let request)) = event { await host.approve(request.identity) }
+            }
+        }
+        try await host.join()
+        var options = MeetingMediaOptions()
+        options.canvasWidth = 320
+        options.canvasHeight = 180
+        options.frameRate = 15
+        options.cameraWidth = 160
+        options.cameraHeight = 90
+        let hostMedia = MeetingMedia(client: host, options: options)
+        await hostMedia.start()
+        let alice = try await client("alice", "participant")
+        let bob = try await client("bob", "participant")
+        try await alice.join()
+        try await bob.join()
+        let aliceMedia = MeetingMedia(client: alice, options: options)
+        var bobOptions = options
+        bobOptions.videoOutput = "\(directory)/bob.y4m"
+        let bobMedia = MeetingMedia(client: bob, options: bobOptions)
+        await aliceMedia.start()
+        await bobMedia.start()
+        #expect(await bobMedia.firstFrame.values.first { $0 != nil } != nil)
+        let slots = (alice: try #require(host.room.current?.media["alice"]?.slot), bob: try #require(host.room.current?.media["bob"]?.slot))
+        try await Task.sleep(for: .seconds(2))
+        await hostMedia.enableVideoRender("alice", false)
+        #expect(await hostMedia.rendering(of: "alice").video == false)
+        try await Task.sleep(for: .seconds(2))
+        await hostMedia.enableVideoRender("alice", true)
+        try await Task.sleep(for: .seconds(2))
+        await bobMedia.stop()
+        await aliceMedia.stop()
+        await hostMedia.stop()
+        approver.cancel()
+        for member in [alice, bob, host] { await member.leave() }
+        await server.stop()
+
+        let reader = try VideoFileReader(path: "\(directory)/bob.y4m")
+        var frames: [VideoFrame] = []
+        while let frame = try reader.next() { frames.append(frame) }
+        #expect(frames.count >= 60, "bob rendered \(frames.count) composites in about 6 s at 15 fps")
+        let tests = MediaProcessTests()
+        func shows(_ frame: VideoFrame, _ slot: UInt32) -> Bool { tests.coverage(of: TestPalette.color(at: Int(slot) - 1), in: frame) > 0.02 }
+        // About 2 s in, alice is shown; in the middle of the hidden spell she is not (bob is);
+        // at the end she is back.
+        let count = frames.count
+        let before = frames[count * 2 / 7], hidden = frames[count * 4 / 7], after = frames[count - 3]
+        #expect(shows(before, slots.alice) && shows(before, slots.bob))
+        #expect(!shows(hidden, slots.alice), "alice's tile hidden by the host")
+        #expect(shows(hidden, slots.bob), "the others go on")
+        #expect(shows(after, slots.alice), "alice back once the host shows her again")
+    }
+
+    @Test func anObserverMadeAParticipantStartsSending() async throws {
+        let server = try await TestServer()
+        let host = try MeetingClient(configuration: MeetingClientConfiguration(server: server.url, token: try await server.token("boss", role: "host")))
+        let hostEvents = host.events.events
+        let approver = Task {
+            for await event in hostEvents {
+                if case .room(.applicationReceived(let request)) = event { await host.answerApplication(from: request.identity, approve: true) }
+            }
+        }
+        try await host.join()
+        var options = MeetingMediaOptions()
+        options.canvasWidth = 320
+        options.canvasHeight = 180
+        options.frameRate = 15
+        options.cameraWidth = 160
+        options.cameraHeight = 90
+        let hostMedia = MeetingMedia(client: host, options: options)
+        await hostMedia.start()
+        let carol = try MeetingClient(configuration: MeetingClientConfiguration(server: server.url, token: try await server.token("carol", role: "observer")))
+        try await carol.join()
+        let carolMedia = MeetingMedia(client: carol, options: options)
+        await carolMedia.start()
+        #expect(await carolMedia.firstFrame.values.first { $0 != nil } != nil, "the observer receives the composite")
+        try await Task.sleep(for: .seconds(1))
+        #expect(await carolMedia.figures.framesSent == 0, "an observer sends nothing")
+        #expect(received(await hostMedia.figures, "carol") == 0)
+        await carol.applyForParticipant()
+        #expect(await carol.room.values.first { $0?.member("carol")?.role == .participant } != nil)
+        try await Task.sleep(for: .seconds(3))
+        let figures = await carolMedia.figures
+        #expect(figures.framesSent > 20, "carol's media restarted sending: \(figures.framesSent) frames")
+        #expect(received(await hostMedia.figures, "carol") > 0, "the host receives carol now")
+        await carolMedia.stop()
+        await hostMedia.stop()
+        approver.cancel()
+        await carol.leave()
+        await host.leave()
+        await server.stop()
+    }
+
+    /// Frames per second the host decodes from `identity`, as its figures say.
+    func received(_ figures: LiveMeetingControl.Figures, _ identity: String) -> Double { figures.members[identity] ?? 0 }
+}
