@@ -148,7 +148,7 @@ struct CallProcessTests {
         await server.stop()
     }
 
-    @Test func aCalleeKilledMidCallIsLostOnTheCallersSideWithinTheWindow() async throws {
+    @Test(.wallClockExclusive) func aCalleeKilledMidCallIsLostOnTheCallersSideWithinTheWindow() async throws {
         let window = 2.0
         let server = try await TestServer(arguments: ["--call-reconnect-window", "\(window)"])
         let bob = try await callee(server, "bob")

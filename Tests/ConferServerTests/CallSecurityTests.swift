@@ -130,7 +130,9 @@ struct CallSecurityTests {
         }
         #expect(seen.contains(.reconnecting("bob")) && seen.contains(.reconnected("bob")), "\(seen)")
         #expect(call.state.current.phase == .accepted, "the call goes on")
-        #expect(ringing.state.current.phase == .accepted, "bob's side resumed the same call")
+        // Bob's side hears the call as it stands once it has signed in again (the answer may
+        // have crossed the drop).
+        #expect(await ringing.state.values.first { $0.phase == .accepted } != nil, "bob's side resumed the same call")
         await ringing.end()
         #expect(await call.ended().result == .declined, "hung up by the callee before media connected")
         await alice.stop()

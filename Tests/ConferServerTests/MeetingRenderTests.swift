@@ -12,6 +12,17 @@ import Testing
 /// UDP socket.
 @Suite(.serialized, .timeLimit(.minutes(2)), .wallClockExclusive)
 struct MeetingRenderTests {
+    /// A small canvas and cameras: three members' media in one debug process on two cores.
+    static var small: MeetingMediaOptions {
+        var options = MeetingMediaOptions()
+        options.canvasWidth = 320
+        options.canvasHeight = 180
+        options.frameRate = 15
+        options.cameraWidth = 160
+        options.cameraHeight = 90
+        return options
+    }
+
     @Test func theHostHidesAMembersTileAndShowsItAgain() async throws {
         let directory = NSTemporaryDirectory() + "confer-render-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -28,12 +39,7 @@ struct MeetingRenderTests {
             }
         }
         try await host.join()
-        var options = MeetingMediaOptions()
-        options.canvasWidth = 320
-        options.canvasHeight = 180
-        options.frameRate = 15
-        options.cameraWidth = 160
-        options.cameraHeight = 90
+        let options = Self.small
         let hostMedia = MeetingMedia(client: host, options: options)
         await hostMedia.start()
         let alice = try await client("alice", "participant")
@@ -87,12 +93,7 @@ struct MeetingRenderTests {
             }
         }
         try await host.join()
-        var options = MeetingMediaOptions()
-        options.canvasWidth = 320
-        options.canvasHeight = 180
-        options.frameRate = 15
-        options.cameraWidth = 160
-        options.cameraHeight = 90
+        let options = Self.small
         let hostMedia = MeetingMedia(client: host, options: options)
         await hostMedia.start()
         let carol = try MeetingClient(configuration: MeetingClientConfiguration(server: server.url, token: try await server.token("carol", role: "observer")))

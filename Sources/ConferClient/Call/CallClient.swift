@@ -38,18 +38,11 @@ public actor CallClient {
 
     /// A client for `configuration`; fails when the URL or token cannot be used.
     public init(configuration: CallClientConfiguration, logger: Logger = Logger(label: "confer.calls")) throws(CallClientError) {
-        let meeting = MeetingClientConfiguration(server: configuration.server, token: configuration.token)
-        do {
-            var withTrust = meeting
-            withTrust.trustedCertificates = configuration.trustedCertificates
-            identity = try withTrust.unverifiedClaims().identity
-            endpoint = try withTrust.endpoint(path: "v1/calls")
-        } catch {
-            switch error {
-            case .invalidConfiguration(let detail): throw .invalidConfiguration(detail)
-            default: throw .invalidConfiguration("\(error)")
-            }
-        }
+        // The same server, token format and TLS rules as a meeting's; another endpoint.
+        var server = MeetingClientConfiguration(server: configuration.server, token: configuration.token)
+        server.trustedCertificates = configuration.trustedCertificates
+        identity = try server.unverifiedClaims().identity
+        endpoint = try server.endpoint(path: "v1/calls")
         guard !configuration.device.isEmpty, configuration.device.utf8.count <= 64 else {
             throw .invalidConfiguration("the device name must have 1 to 64 bytes")
         }

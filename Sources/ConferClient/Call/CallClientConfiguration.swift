@@ -22,27 +22,6 @@ public struct CallClientConfiguration: Sendable {
     }
 }
 
-/// Why a call action failed.
-public enum CallClientError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The server refused (the token at sign-in, or the action).
-    case refused(SessionRefusal)
-    /// The connection ended (the server shut down, another connection took this device, …).
-    case ended(DisconnectReason)
-    /// The server could not be reached (the detail says how).
-    case unreachable(String)
-    /// The server URL or the token cannot be used.
-    case invalidConfiguration(String)
-
-    public var description: String {
-        switch self {
-        case .refused(let reason): "the server refused: \(reason.rawValue)"
-        case .ended(let reason): "the connection ended: \(reason.rawValue)"
-        case .unreachable(let detail): "cannot reach the server: \(detail)"
-        case .invalidConfiguration(let detail): detail
-        }
-    }
-}
-
 /// Something that happened to a call, as one device sees it.
 public enum CallEvent: Sendable, Hashable {
     /// The phase changed.

@@ -1,10 +1,11 @@
 public import ConferSession
 
-/// Why joining a meeting failed.
+/// Why a meeting or a call could not go on: the one error type of the client library
+/// (``CallClientError`` is another name for it).
 public enum MeetingClientError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The server refused the join (token, room, role or limit).
+    /// The server refused: the join (token, room, role or limit), or a call action.
     case refused(SessionRefusal)
-    /// The session ended before it was admitted (declined, room closed, timed out, …).
+    /// The session ended (declined, room closed, timed out, replaced, server shutdown, …).
     case ended(DisconnectReason)
     /// The server could not be reached (the detail says how).
     case unreachable(String)
@@ -13,10 +14,13 @@ public enum MeetingClientError: Error, Sendable, Hashable, CustomStringConvertib
 
     public var description: String {
         switch self {
-        case .refused(let reason): "the server refused the join: \(reason.rawValue)"
+        case .refused(let reason): "the server refused: \(reason.rawValue)"
         case .ended(let reason): "the session ended: \(reason.rawValue)"
         case .unreachable(let detail): "cannot reach the server: \(detail)"
         case .invalidConfiguration(let detail): detail
         }
     }
 }
+
+/// Why a call action failed: the client library's one error type.
+public typealias CallClientError = MeetingClientError

@@ -45,38 +45,13 @@ struct CallConnection {
         let (queue, continuation) = AsyncStream<SessionOutbound>.makeStream(bufferingPolicy: .bufferingOldest(SignalConnection.outboxLimit))
         await hub.signIn(device, on: address, outbox: continuation)
 
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for await item in queue {
-                    switch item {
-                    case .text(let text): try await outbound.write(.text(text))
-                    case .close(let code, let reason):
-                        try await outbound.close(.unknown(code), reason: reason)
-                        return
-                    }
-                }
-            }
-            var limiter = MessageRateLimiter()
-            do {
-                while let bytes = try await messages.nextText() {
-                    guard limiter.admit(at: SessionTime.now()) else {
-                        await hub.refuse(address, action: "message", reason: .rateLimited)
-                        continue
-                    }
-                    let message: CallClientMessage
-                    do throws(SignalDecodeError) { message = try SignalCodec.decodeCallClient(bytes) } catch {
-                        await hub.refuse(address, action: "message", reason: error.refusal)
-                        continue
-                    }
-                    await hub.handle(message, from: address)
-                }
-            } catch {
-                logger.debug("call connection \(address) read failed: \(error)")
-            }
-            await hub.connectionClosed(address)
-            continuation.finish()
-            try await group.waitForAll()
-        }
+        let hub = hub
+        try await SessionPump<CallClientMessage>(
+            decode: { bytes throws(SignalDecodeError) in try SignalCodec.decodeCallClient(bytes) },
+            refuse: { reason in await hub.refuse(address, action: "message", reason: reason) },
+            handle: { message in await hub.handle(message, from: address) },
+            closed: { await hub.connectionClosed(address) }
+        ).run(messages: messages, outbound: outbound, queue: queue, continuation: continuation, logger: logger)
     }
 
     private func refuse(_ outbound: WebSocketOutboundWriter, reason: SessionRefusal) async throws {

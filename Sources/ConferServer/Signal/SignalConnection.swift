@@ -54,38 +54,13 @@ struct SignalConnection {
         let (queue, continuation) = AsyncStream<SessionOutbound>.makeStream(bufferingPolicy: .bufferingOldest(Self.outboxLimit))
         await hub.join(claims, on: address, outbox: continuation)
 
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for await item in queue {
-                    switch item {
-                    case .text(let text): try await outbound.write(.text(text))
-                    case .close(let code, let reason):
-                        try await outbound.close(.unknown(code), reason: reason)
-                        return
-                    }
-                }
-            }
-            var limiter = MessageRateLimiter()
-            do {
-                while let bytes = try await messages.nextText() {
-                    guard limiter.admit(at: SessionTime.now()) else {
-                        await hub.refuse(address, action: "message", reason: .rateLimited)
-                        continue
-                    }
-                    let message: ClientMessage
-                    do throws(SignalDecodeError) { message = try SignalCodec.decodeClient(bytes) } catch {
-                        await hub.refuse(address, action: "message", reason: error.refusal)
-                        continue
-                    }
-                    await hub.handle(message, from: address)
-                }
-            } catch {
-                logger.debug("connection \(address) read failed: \(error)")
-            }
-            await hub.connectionClosed(address)
-            continuation.finish()
-            try await group.waitForAll()
-        }
+        let hub = hub
+        try await SessionPump<ClientMessage>(
+            decode: { bytes throws(SignalDecodeError) in try SignalCodec.decodeClient(bytes) },
+            refuse: { reason in await hub.refuse(address, action: "message", reason: reason) },
+            handle: { message in await hub.handle(message, from: address) },
+            closed: { await hub.connectionClosed(address) }
+        ).run(messages: messages, outbound: outbound, queue: queue, continuation: continuation, logger: logger)
     }
 
     private func refuse(_ outbound: WebSocketOutboundWriter, action: String, reason: SessionRefusal) async throws {
