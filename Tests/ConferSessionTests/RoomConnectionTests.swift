@@ -99,6 +99,22 @@ import Testing
         #expect(machine.state == .reconnected)
     }
 
+    @Test func theDelayBeforeAnAttemptGrowsAndEndsWithTheGrace() {
+        var machine = ConnectionStateMachine(grace: .seconds(3), initialBackoff: .milliseconds(500), maximumBackoff: .seconds(1))
+        #expect(machine.delayBeforeAttempt(at: t0) == nil, "not reconnecting")
+        _ = machine.start()
+        machine.opened()
+        #expect(machine.lost(at: t0) == .connect, "the first attempt is at once")
+        _ = machine.lost(at: t0 + .milliseconds(20))
+        #expect(machine.delayBeforeAttempt(at: t0 + .milliseconds(20)) == .milliseconds(500))
+        #expect(machine.delayBeforeAttempt(at: t0 + .seconds(1)) == .zero, "overdue is now, not negative")
+        _ = machine.tick(at: t0 + .milliseconds(520))
+        _ = machine.lost(at: t0 + .milliseconds(540))
+        #expect(machine.delayBeforeAttempt(at: t0 + .milliseconds(540)) == .seconds(1), "doubled")
+        _ = machine.tick(at: t0 + .seconds(3))
+        #expect(machine.delayBeforeAttempt(at: t0 + .seconds(3)) == nil, "given up after the grace")
+    }
+
     @Test func givesUpAfterTheGrace() {
         var machine = ConnectionStateMachine(grace: .seconds(3), initialBackoff: .milliseconds(500), maximumBackoff: .seconds(1))
         _ = machine.start()

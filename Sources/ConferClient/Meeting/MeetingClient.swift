@@ -151,17 +151,13 @@ public actor MeetingClient {
             var action = machine.lost(at: SessionTime.now())
             publishState()
             while action == .none {
-                guard case .reconnecting = machine.state, let next = machine.nextAttempt else {
+                // Past the grace the machine has given up: the session is over.
+                guard let wait = machine.delayBeforeAttempt(at: SessionTime.now()) else {
                     finish(.timedOut)
                     return
                 }
-                let wait = next - SessionTime.now()
-                if wait > .zero { try? await Task.sleep(for: wait) }
+                try? await Task.sleep(for: wait)
                 action = machine.tick(at: SessionTime.now())
-                if case .disconnected = machine.state {
-                    finish(.timedOut)
-                    return
-                }
             }
         }
     }
@@ -199,12 +195,7 @@ public actor MeetingClient {
 
     private func startPinging(every interval: Duration, on link: SignalLink<ClientMessage, ServerMessage>) {
         pinger?.cancel()
-        pinger = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
-                guard !Task.isCancelled, link.send(.ping(sent: SessionTime.now().milliseconds)) else { return }
-            }
-        }
+        pinger = link.keepAlive(every: interval) { .ping(sent: $0) }
     }
 
     private func finish(_ reason: DisconnectReason) {

@@ -26,6 +26,16 @@ final class SignalLink<Outgoing: Sendable, Incoming: Sendable>: Sendable {
         return true
     }
 
+    /// Sends `ping(now)` every `interval` until the link closes or the task is cancelled.
+    func keepAlive(every interval: Duration, ping: @escaping @Sendable (Int64) -> Outgoing) -> Task<Void, Never> {
+        Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                guard !Task.isCancelled, self.send(ping(SessionTime.now().milliseconds)) else { return }
+            }
+        }
+    }
+
     /// Closes the link from this side (the server sees the connection drop, not a leave).
     func cut() { outgoing.finish() }
 

@@ -88,6 +88,13 @@ public struct ConnectionStateMachine: Sendable, Hashable {
         return .connect
     }
 
+    /// While reconnecting: how long from `now` until the next attempt is due (zero when it
+    /// is); nil once reconnection has given up or is not under way.
+    public func delayBeforeAttempt(at now: SessionTime) -> Duration? {
+        guard case .reconnecting = state, let next = nextAttempt else { return nil }
+        return max(.zero, next - now)
+    }
+
     private func backoff(_ retries: Int) -> Duration {
         var delay = initialBackoff
         for _ in 1 ..< max(1, retries) where delay < maximumBackoff { delay *= 2 }
