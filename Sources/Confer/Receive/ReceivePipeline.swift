@@ -18,10 +18,11 @@ import ConferJitter
 /// ``nextPollTime`` (frames are delivered, NACKs repeated, feedback and reports sent then),
 /// and ``pullAudio(at:into:)`` every 10 ms of playout. Pictures go to the `render` closure
 /// with their render times, RTCP datagrams to the `output` closure (in a buffer valid only
-/// during that call). Each media stream is known by payload type; a new SSRC on it is a
-/// sender restart, which the jitter buffers follow (but not within
-/// ``sourceSwitchCooldown`` of the last switch: packets of another SSRC are then counted
-/// and dropped).
+/// during that call). Each media stream is known by payload type; a new SSRC on it is
+/// taken up once two of its packets have come in sequence (RFC 3550 A.1's probation, so a
+/// spray of RTP-shaped datagrams cannot take the stream over) and the source followed so far
+/// has been silent for ``sourceTakeoverSilence`` (a sender restart; what it sent meanwhile is
+/// held and handed on); the jitter buffers follow it. Other packets are counted and dropped.
 ///
 /// The jitter buffer plans retransmissions with the round-trip time; a receiver that does
 /// not send media has no RTCP to measure it with, so the app passes the RTT its own send
@@ -50,11 +51,10 @@ public final class ReceivePipeline {
 
     static let controlBufferSize = 1500
 
-    /// How long a stream keeps its SSRC before a packet from another one may replace it: a
-    /// new SSRC is a sender restart, but not within half a second of the last switch (what
-    /// libwebrtc waits before replacing an unsignaled stream), so neither one stray packet
-    /// at the start nor stragglers of a replaced source make the buffers start over.
-    public static let sourceSwitchCooldown = TimeDelta.milliseconds(500)
+    /// How long the source a stream follows must be silent before a new, validated SSRC
+    /// replaces it: a sender that restarted is followed (what it sent meanwhile is held and
+    /// handed on), a second stream beside a live one never.
+    public static let sourceTakeoverSilence = TimeDelta.milliseconds(200)
 
     /// A pipeline receiving what `configuration` describes, rendering to `render` and
     /// sending its RTCP to `output`.
@@ -134,18 +134,23 @@ public final class ReceivePipeline {
         }
         let payloadType = packet.payloadType
         if let video, payloadType == video.configuration.payloadType {
-            guard video.accepts(ssrc: packet.ssrc, at: arrival) else { return discardOtherSource() }
+            guard admit(packet, bytes, at: arrival, into: &video.probation) else { return }
             video.insert(packet, arrival: arrival, handle)
         } else if let video, payloadType == video.configuration.rtxPayloadType {
             video.insertRetransmission(packet, arrival: arrival, handle)
         } else if let audio, payloadType == audio.configuration.payloadType {
-            guard audio.accepts(ssrc: packet.ssrc, at: arrival) else { return discardOtherSource() }
+            guard admit(packet, bytes, at: arrival, into: &audio.probation) else { return }
             audio.insert(packet, arrival: arrival)
         } else {
             counters.packetsOfUnknownPayloadType += 1
             counters.packetsDiscarded += 1
             return
         }
+        accepted(packet, at: arrival)
+    }
+
+    /// Counts an accepted media packet and schedules the feedback and reports it calls for.
+    private func accepted(_ packet: RTPPacketView, at arrival: Timestamp) {
         counters.rtpPacketsReceived += 1
         // A recorder sends no RTCP, so it schedules none.
         guard !configuration.mode.isRecording else { return }
@@ -157,9 +162,33 @@ public final class ReceivePipeline {
         if nextReport == nil { nextReport = arrival + configuration.reportInterval }
     }
 
-    private func discardOtherSource() {
-        counters.packetsFromOtherSources += 1
-        counters.packetsDiscarded += 1
+    /// Whether `packet` goes in now. When it takes up a new source, the packets held for that
+    /// source go in first, at their own arrival times; held or dropped packets are counted.
+    private func admit(_ packet: RTPPacketView, _ bytes: UnsafeRawBufferPointer, at arrival: Timestamp,
+                       into probation: inout RTPSourceProbation) -> Bool {
+        switch probation.admit(ssrc: packet.ssrc, sequenceNumber: packet.sequenceNumber, bytes: bytes, at: arrival) {
+        case .accept:
+            return true
+        case .takeUp(let replay):
+            counters.packetsOnProbation -= replay.count
+            for held in replay {
+                held.bytes.withUnsafeBytes { raw in
+                    guard let heldPacket = try? RTPPacketView(raw) else { return }
+                    if let video, heldPacket.payloadType == video.configuration.payloadType {
+                        video.insert(heldPacket, arrival: held.arrival, handle)
+                    } else {
+                        audio?.insert(heldPacket, arrival: held.arrival)
+                    }
+                    accepted(heldPacket, at: held.arrival)
+                }
+            }
+            return true
+        case .hold(let dropped):
+            counters.packetsOnProbation += 1 - dropped
+            counters.packetsFromOtherSources += dropped
+            counters.packetsDiscarded += dropped
+            return false
+        }
     }
 
     /// Does what is due at `now`: frames whose render time came, NACK and keyframe request

@@ -44,14 +44,8 @@ package final class ReceivePipelineAudioStream {
         jitterBuffer = try AudioJitterBuffer(configuration: configuration.jitterBuffer)
     }
 
-    /// Whether a packet from `candidate` may go in: from the current source always; from
-    /// another once the current one has been received for
-    /// ``ReceivePipeline/sourceSwitchCooldown`` (a sender restart), not before (a stray
-    /// packet, or a straggler of the source just replaced).
-    func accepts(ssrc candidate: UInt32, at arrival: Timestamp) -> Bool {
-        guard let ssrc, candidate != ssrc, let since = ssrcSince else { return true }
-        return arrival - since >= ReceivePipeline.sourceSwitchCooldown
-    }
+    /// Which SSRC the stream follows: new ones on probation, no takeover of a live one.
+    var probation = RTPSourceProbation(takeoverSilence: ReceivePipeline.sourceTakeoverSilence)
 
     /// Stores a packet that arrived at `arrival`.
     func insert(_ packet: RTPPacketView, arrival: Timestamp) {

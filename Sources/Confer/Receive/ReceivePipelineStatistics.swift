@@ -56,10 +56,12 @@ public struct ReceivePipelineStatistics: Sendable, Codable, Equatable {
     public var malformedPackets = 0
     /// RTP packets of a payload type no stream is configured with.
     public var packetsOfUnknownPayloadType = 0
-    /// RTP packets of a stream's payload type from another SSRC than the one being received,
-    /// within half a second of that one being taken up (after that, a new SSRC is a sender
-    /// restart and replaces it, as libwebrtc replaces an unsignaled stream).
+    /// RTP packets of a stream's payload type from another SSRC than the one followed, let
+    /// go: of a source that never came in sequence (RFC 3550 A.1 probation), or beyond what
+    /// is held for a validated one while the followed source is alive.
     public var packetsFromOtherSources = 0
+    /// Packets held now while their SSRC is on probation (handed on if it is taken up).
+    public var packetsOnProbation = 0
     /// RTCP BYE packets naming a stream being received.
     public var goodbyesReceived = 0
     /// SRTP and SRTCP counters of what came in (nil without a key).

@@ -63,14 +63,8 @@ package final class ReceivePipelineVideoStream {
         decoder = try AnyVideoDecoder(codec: configuration.codec, threads: configuration.decoderThreads)
     }
 
-    /// Whether a packet from `candidate` may go in: from the current source always; from
-    /// another once the current one has been received for
-    /// ``ReceivePipeline/sourceSwitchCooldown`` (a sender restart), not before (a stray
-    /// packet, or a straggler of the source just replaced).
-    func accepts(ssrc candidate: UInt32, at arrival: Timestamp) -> Bool {
-        guard let ssrc, candidate != ssrc, let since = ssrcSince else { return true }
-        return arrival - since >= ReceivePipeline.sourceSwitchCooldown
-    }
+    /// Which SSRC the stream follows: new ones on probation, no takeover of a live one.
+    var probation = RTPSourceProbation(takeoverSilence: ReceivePipeline.sourceTakeoverSilence)
 
     /// Buffers a media packet that arrived at `arrival` and does what the buffer says.
     func insert(_ packet: RTPPacketView, arrival: Timestamp, _ output: (Output) -> Void) {

@@ -254,7 +254,7 @@ final class LiveReceiverSession {
             datagrams: counters.datagramsReceived, bytes: counters.bytesReceived, rtcpPackets: counters.rtcpPacketsReceived,
             malformed: counters.malformedPackets, srtpAuthenticationFailures: Int(srtp?.authenticationFailures ?? 0),
             srtpReplays: Int(srtp?.replays ?? 0), srtpOtherFailures: Int(srtp?.otherFailures ?? 0),
-            wrongPayloadType: counters.packetsOfUnknownPayloadType, otherSSRC: counters.packetsFromOtherSources,
+            wrongPayloadType: counters.packetsOfUnknownPayloadType, otherSSRC: counters.packetsFromOtherSources + counters.packetsOnProbation,
             packetsAccepted: pipeline.video?.packetsInserted ?? pipeline.audio?.packetsInserted ?? 0,
             payloadBytes: pipeline.video?.payloadBytesInserted ?? pipeline.audio?.payloadBytesInserted ?? 0,
             lost: stream?.cumulativeLost ?? 0, duplicates: stream?.duplicates ?? 0, outOfOrder: stream?.outOfOrder ?? 0,
