@@ -29,8 +29,8 @@ struct TranscodeCommand: ParsableCommand {
     var size: VideoSize?
     @Option(help: "Output frame rate (video only).")
     var fps: Double?
-    @Option(help: "Encoder/decoder threads.")
-    var threads = 1
+    @Option(help: "Encoder/decoder threads (default: the cores no other process is running on now).")
+    var threads: Int?
     @Option(help: "Encoder speed: libvpx cpu-used (VP8 0…16, VP9 0…9); for H.264, 8 or more is ultrafast.")
     var speed = 8
     @Option(help: "Frames between keyframes (0: only the first, and on request).")
@@ -48,7 +48,7 @@ struct TranscodeCommand: ParsableCommand {
     func run() throws {
         let progress = outputOptions.progress("transcode")
         let options = TranscodeOptions(codec: codec, bitrateKbps: bitrate, size: size.map { ($0.width, $0.height) },
-                                       frameRate: fps, threads: threads, speed: speed,
+                                       frameRate: fps, threads: threads ?? Processors.free(), speed: speed,
                                        keyframeInterval: keyframeInterval, maxDuration: duration)
         let report = try Transcoder.run(input: input, output: output, options: options) { done, total in
             progress.update(done, of: total)
