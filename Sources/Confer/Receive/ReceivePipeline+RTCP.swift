@@ -20,6 +20,19 @@ extension ReceivePipeline {
                     if let audio, audio.reception?.ssrc == report.ssrc {
                         audio.reception?.receivedSenderReport(ntpTime: report.ntpTime, at: arrival)
                     }
+                case RTCPPacketType.extendedReport:
+                    // RFC 3611 DLRR: the sender's answer to this receiver's RRTR gives the
+                    // round-trip time a receive-only endpoint has no other way to learn.
+                    let report = try RTCPExtendedReport(parsing: slice)
+                    for case .delaySinceLastReceiverReport(let entries) in report.blocks {
+                        for entry in entries where entry.ssrc == configuration.ssrc {
+                            guard let rtt = entry.roundTripTime(receivedAt: configuration.ntpClock.ntpTime(at: arrival)), rtt > .zero,
+                                  rtt < .seconds(10) else { continue }
+                            counters.roundTripTime = rtt.seconds
+                            counters.roundTripTimesMeasured += 1
+                            video?.updateRTT(rtt)
+                        }
+                    }
                 case RTCPPacketType.bye:
                     let bye = try RTCPBye(parsing: slice)
                     let streams = [video?.ssrc, audio?.ssrc].compactMap { $0 }
@@ -52,6 +65,9 @@ extension ReceivePipeline {
         sendControl([
             .receiverReport(RTCPReceiverReport(ssrc: configuration.ssrc, reportBlocks: blocks)),
             .sourceDescription(RTCPSourceDescription(ssrc: configuration.ssrc, cname: configuration.cname)),
+            // RFC 3611 RRTR: the sender answers with a DLRR, from which this end measures the RTT.
+            .extendedReport(RTCPExtendedReport(ssrc: configuration.ssrc,
+                                               blocks: [.receiverReferenceTime(configuration.ntpClock.ntpTime(at: now))])),
         ])
     }
 }

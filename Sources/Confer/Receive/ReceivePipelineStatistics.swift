@@ -62,6 +62,11 @@ public struct ReceivePipelineStatistics: Sendable, Codable, Equatable {
     public var packetsFromOtherSources = 0
     /// Packets held now while their SSRC is on probation (handed on if it is taken up).
     public var packetsOnProbation = 0
+    /// The round-trip time to the sender in seconds, measured through RTCP XR (this end's
+    /// RRTR, the sender's DLRR), once it has answered.
+    public var roundTripTime: Double?
+    /// XR round-trip measurements taken.
+    public var roundTripTimesMeasured = 0
     /// RTCP BYE packets naming a stream being received.
     public var goodbyesReceived = 0
     /// SRTP and SRTCP counters of what came in (nil without a key).

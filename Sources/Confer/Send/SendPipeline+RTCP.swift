@@ -44,6 +44,15 @@ extension SendPipeline {
         case .receiverEstimatedMaxBitrate(let remb):
             transport.estimator.onREMB(remb, at: now)
             return true
+        case .extendedReport(let report):
+            for case .receiverReferenceTime(let time) in report.blocks {
+                if receiverReferenceTimes[report.ssrc] == nil, receiverReferenceTimes.count >= Self.maximumXRReceivers,
+                   let oldest = receiverReferenceTimes.min(by: { $0.value.arrival < $1.value.arrival })?.key {
+                    receiverReferenceTimes.removeValue(forKey: oldest)
+                }
+                receiverReferenceTimes[report.ssrc] = (time.compact, now)
+            }
+            return false
         default:
             return false
         }
@@ -80,6 +89,14 @@ extension SendPipeline {
         }
         guard let firstSSRC else { return }
         packets.append(.sourceDescription(RTCPSourceDescription(ssrc: firstSSRC, cname: configuration.cname)))
+        if !receiverReferenceTimes.isEmpty {
+            // RFC 3611 §4.5: for each receiver, its last RRTR and how long ago it came.
+            let entries = receiverReferenceTimes.sorted { $0.key < $1.key }.map { ssrc, last in
+                RTCPExtendedReport.DelaySinceLastReceiverReport(ssrc: ssrc, lastReceiverReport: last.time,
+                                                                delay: CompactNTPTime(now - last.arrival))
+            }
+            packets.append(.extendedReport(RTCPExtendedReport(ssrc: firstSSRC, blocks: [.delaySinceLastReceiverReport(entries)])))
+        }
         if let goodbye { packets.append(.bye(goodbye)) }
         transport.sendRTCP(packets)
     }

@@ -39,6 +39,11 @@ public final class SendPipeline {
     var reportRoundTripTime: TimeDelta?
     /// The far end's cumulative loss per stream of ours, from its latest receiver report block.
     var reportedLost: [UInt32: Int] = [:]
+    /// The last receiver reference time (RFC 3611 RRTR) each receiver sent, and when it
+    /// came: answered with a DLRR in the next sender report, so receive-only endpoints learn
+    /// the round-trip time. At most ``maximumXRReceivers`` receivers are remembered.
+    var receiverReferenceTimes: [UInt32: (time: CompactNTPTime, arrival: Timestamp)] = [:]
+    static let maximumXRReceivers = 16
     /// The probe burst in progress.
     var probe = SendPipelineProbe()
     /// Reads RTCP from the receiver, which protects it with the same key.

@@ -14,6 +14,8 @@ public enum RTCPPacketType {
     public static let transportLayerFeedback: UInt8 = 205
     /// PSFB: payload-specific feedback, RFC 4585 §6.3.
     public static let payloadSpecificFeedback: UInt8 = 206
+    /// XR: extended reports, RFC 3611.
+    public static let extendedReport: UInt8 = 207
 }
 
 /// One packet of a compound, located but not yet decoded: its common header fields and

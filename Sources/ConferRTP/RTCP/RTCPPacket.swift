@@ -20,6 +20,8 @@ public enum RTCPPacket: Hashable, Sendable {
     case fullIntraRequest(RTCPFullIntraRequest)
     /// REMB (draft-alvestrand-rmcat-remb).
     case receiverEstimatedMaxBitrate(RTCPReceiverEstimatedMaxBitrate)
+    /// XR (RFC 3611).
+    case extendedReport(RTCPExtendedReport)
     /// A packet of a type (or feedback format) Confer does not decode: its packet type,
     /// its 5-bit count/FMT field, and its bytes, common header and padding included, which
     /// are written back unchanged.
@@ -40,6 +42,8 @@ public enum RTCPPacket: Hashable, Sendable {
             self = .bye(try RTCPBye(parsing: packet))
         case RTCPPacketType.applicationDefined:
             self = .applicationDefined(try RTCPApplicationDefined(parsing: packet))
+        case RTCPPacketType.extendedReport:
+            self = .extendedReport(try RTCPExtendedReport(parsing: packet))
         case RTCPPacketType.transportLayerFeedback where format == RTCPGenericNACK.format:
             self = .genericNACK(try RTCPGenericNACK(parsing: packet))
         case RTCPPacketType.transportLayerFeedback where format == RTCPTransportFeedback.format:
@@ -70,6 +74,7 @@ public enum RTCPPacket: Hashable, Sendable {
         case .pictureLossIndication(let packet): packet.serializedSize
         case .fullIntraRequest(let packet): packet.serializedSize
         case .receiverEstimatedMaxBitrate(let packet): packet.serializedSize
+        case .extendedReport(let packet): packet.serializedSize
         case .raw(_, _, let bytes): bytes.count
         }
     }
@@ -89,6 +94,7 @@ public enum RTCPPacket: Hashable, Sendable {
         case .pictureLossIndication(let packet): return try packet.serialize(into: buffer)
         case .fullIntraRequest(let packet): return try packet.serialize(into: buffer)
         case .receiverEstimatedMaxBitrate(let packet): return try packet.serialize(into: buffer)
+        case .extendedReport(let packet): return try packet.serialize(into: buffer)
         case .raw(_, _, let bytes):
             // Written verbatim, so it must already be a well-formed packet of whole words.
             guard bytes.count >= 4, bytes.count % 4 == 0 else {
