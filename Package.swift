@@ -72,7 +72,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
-        shim("COpus", pkgConfig: "libopusenc", apt: ["libopus-dev", "libopusenc-dev", "libopusfile-dev", "libogg-dev"]),
+        shim("COpus", pkgConfig: "opusfile", apt: ["libopus-dev", "libopusfile-dev", "libogg-dev"]),
         shim("CVPX", pkgConfig: "vpx", apt: ["libvpx-dev"]),
         // No pkgConfig: x264.pc adds -DX264_API_IMPORTS, a flag SwiftPM refuses; the header is in /usr/include.
         shim("CX264", apt: ["libx264-dev"]),

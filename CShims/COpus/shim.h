@@ -1,12 +1,11 @@
-// libopus, libopusenc, libopusfile and libogg for Confer.
+// libopus, libopusfile and libogg for Confer.
 //
 // Swift cannot call C variadic functions, and every Opus setting goes through one:
-// `opus_encoder_ctl`, `opus_decoder_ctl` and `ope_encoder_ctl`. Each helper below is a
+// `opus_encoder_ctl` and `opus_decoder_ctl`. Each helper below is a
 // one-line, typed wrapper around a single request so Swift can call it.
 #ifndef CONFER_COPUS_SHIM_H
 #define CONFER_COPUS_SHIM_H
 #include <opus/opus.h>
-#include <opus/opusenc.h>
 #include <opus/opusfile.h>
 #include <ogg/ogg.h>
 
@@ -24,8 +23,4 @@ static inline int confer_opus_encoder_reset(OpusEncoder *e) { return opus_encode
 // opus_decoder_ctl is variadic.
 static inline int confer_opus_decoder_get_last_packet_duration(OpusDecoder *d, opus_int32 *n) { return opus_decoder_ctl(d, OPUS_GET_LAST_PACKET_DURATION(n)); }
 static inline int confer_opus_decoder_reset(OpusDecoder *d) { return opus_decoder_ctl(d, OPUS_RESET_STATE); }
-// ope_encoder_ctl is variadic.
-static inline int confer_ope_set_bitrate(OggOpusEnc *e, opus_int32 bps) { return ope_encoder_ctl(e, OPUS_SET_BITRATE(bps)); }
-static inline int confer_ope_set_complexity(OggOpusEnc *e, opus_int32 c) { return ope_encoder_ctl(e, OPUS_SET_COMPLEXITY(c)); }
-static inline int confer_ope_set_frame_duration(OggOpusEnc *e, opus_int32 d) { return ope_encoder_ctl(e, OPE_SET_FRAME_DURATION(d)); }
 #endif

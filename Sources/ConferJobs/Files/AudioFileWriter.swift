@@ -1,7 +1,7 @@
 public import ConferMedia
 import ConferCodecs
 
-/// Writes 48 kHz audio to `.wav` (PCM16) or `.opus` (Ogg Opus, encoded with libopusenc).
+/// Writes 48 kHz audio to `.wav` (PCM16) or `.opus` (Ogg Opus: Confer's Opus encoder, paged with libogg).
 public final class AudioFileWriter {
     private enum Sink {
         case wav(WAVWriter)

@@ -1,21 +1,10 @@
 internal import COpus
 import ConferMedia
 
-/// Maps libopusenc and libopusfile return codes to ``MediaFileError``, keeping the raw code
+/// Maps libopusfile return codes to ``MediaFileError``, keeping the raw code
 /// and the library's name for it in the detail so nothing the library said is lost.
 enum OpusLibraryErrors {
     static let format = "Ogg Opus"
-
-    /// An error from libopusenc (`OPE_*`), raised while `action`.
-    static func encoder(_ code: Int32, _ action: String) -> MediaFileError {
-        let kind: MediaFileError.Kind = switch code {
-        case OPE_CANNOT_OPEN, OPE_WRITE_FAIL, OPE_CLOSE_FAIL: .io
-        case OPE_UNIMPLEMENTED: .unsupported
-        default: .malformed
-        }
-        let text = ope_strerror(code).map { String(cString: $0) } ?? "unknown error"
-        return MediaFileError(kind, format: format, "libopusenc error \(code) (\(text)) while \(action)")
-    }
 
     /// An error from libopusfile (`OP_*`), raised while `action`.
     static func decoder(_ code: Int32, _ action: String, offset: Int? = nil) -> MediaFileError {
