@@ -22,7 +22,12 @@ public enum RTPPayloader {
     public init(codec: Codec, marksTalkspurts: Bool = false) {
         switch codec {
         case .vp8: self = .vp8(VP8Payloader())
-        case .vp9: self = .vp9(VP9Payloader())
+        // Confer sends one spatial and one temporal layer, for which RFC 9628 leaves the layer
+        // indices out (L = 0). FFmpeg's RTP demuxer (libavformat 5.x, rtpdec_vp9.c) reads the
+        // layer byte of an older draft with no TL0PICIDX after it, so with L = 1 it takes
+        // TL0PICIDX for the scalability structure and the payload is off by one byte; without
+        // it, FFmpeg and GStreamer both read the stream.
+        case .vp9: self = .vp9(VP9Payloader(includesLayerIndices: false))
         case .h264: self = .h264(H264Payloader())
         case .opus: self = .opus(OpusPayloader(marksTalkspurts: marksTalkspurts))
         }

@@ -71,8 +71,9 @@ struct FFmpegRTPInteropTests {
         #expect(sdp.codec == .opus && sdp.payloadType == 111)
     }
 
-    /// `confer send --sdp` writes an SDP that FFmpeg opens and decodes from.
-    @Test(arguments: [Codec.vp8, .h264])
+    /// `confer send --sdp` writes an SDP that FFmpeg opens and decodes from — VP9 too: the
+    /// descriptor leaves out the layer indices FFmpeg's demuxer misreads.
+    @Test(arguments: [Codec.vp8, .vp9, .h264])
     func ffmpegReceivesFromTheSDPConferWrites(codec: Codec) async throws {
         let dir = try makeTemporaryDirectory()
         let clip = try makeClip(in: dir)
