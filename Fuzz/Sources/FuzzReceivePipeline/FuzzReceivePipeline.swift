@@ -15,6 +15,7 @@ import FuzzSupport
 import FuzzTraffic
 import Confer
 import ConferMedia
+import ConferRTP
 import ConferSRTP
 
 /// The longest stretch of virtual time one input may cover (each 10 ms costs a pull).
@@ -152,13 +153,17 @@ struct ReceiveRun {
         let counters = [statistics.bytesReceived, statistics.rtpPacketsReceived, statistics.retransmissionsReceived,
                         statistics.paddingPacketsReceived, statistics.rtcpPacketsReceived, statistics.packetsDiscarded,
                         statistics.decoderFailures, statistics.framesWithoutPicture, statistics.transportFeedbackSent,
-                        statistics.nacksSent, statistics.keyframeRequestsSent, statistics.receiverReportsSent]
+                        statistics.nacksSent, statistics.keyframeRequestsSent, statistics.receiverReportsSent,
+                        statistics.packetsOnProbation]
         require(counters.allSatisfy { $0 >= 0 }, "a negative counter: \(counters)")
         // Each datagram is either RTP of a stream, or RTCP, or discarded (RTCP that stops
-        // parsing part-way is both read and discarded).
+        // parsing part-way is both read and discarded), or held while its SSRC is on
+        // probation (bounded: eight candidates of at most 128 packets, per stream).
         let handled = statistics.rtpPacketsReceived + statistics.rtcpPacketsReceived
-        require(handled <= datagramsFed && datagramsFed <= handled + statistics.packetsDiscarded,
-                     "\(statistics.rtpPacketsReceived) RTP + \(statistics.rtcpPacketsReceived) RTCP + \(statistics.packetsDiscarded) discarded for \(datagramsFed)")
+        let held = statistics.packetsOnProbation
+        require(held <= 2 * RTPSourceProbation.maximumCandidates * RTPSourceProbation.maximumHeld, "\(held) packets held")
+        require(handled <= datagramsFed && datagramsFed <= handled + statistics.packetsDiscarded + held,
+                     "\(statistics.rtpPacketsReceived) RTP + \(statistics.rtcpPacketsReceived) RTCP + \(statistics.packetsDiscarded) discarded + \(held) held for \(datagramsFed)")
         require(statistics.retransmissionsReceived + statistics.paddingPacketsReceived <= statistics.rtpPacketsReceived)
         let rtcpSent = statistics.transportFeedbackSent + statistics.nacksSent + statistics.keyframeRequestsSent + statistics.receiverReportsSent
         require(sent.feedbackPackets <= rtcpSent && sent.rtpPackets == 0 && sent.senderReports == 0,
