@@ -5,7 +5,8 @@
 // sources import (Scripts/check-imports keeps that true):
 //   ConferCLI         — the `confer` command, one file per command
 //   ConferServer      — the signaling server: rooms hub, call hub and its log (GRDB), WebSockets, admin API, metrics (Hummingbird)
-//   ConferClient      — a member's side: MeetingClient (signaling, reconnection, observable state), MeetingMedia
+//   ConferClient      — a member's side: MeetingClient (signaling, reconnection, observable state), MeetingMedia;
+//                       a device's calls: CallClient, Call, CallMediaSession
 //   ConferTokens      — JWT tokens (jwt-kit)
 //   ConferSession     — the session layer's rules as value types in virtual time, and the wire messages (no I/O)
 //   ConferJobs        — file jobs: transcode, mix, render, snapshot, generate, compare; media files in and out

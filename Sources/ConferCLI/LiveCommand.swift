@@ -52,7 +52,9 @@ struct LiveCommand: AsyncParsableCommand {
         let secret = (0 ..< 32).map { _ in String(UInt8.random(in: 0 ... 15), radix: 16) }.joined()
         let admin = (0 ..< 16).map { _ in String(UInt8.random(in: 0 ... 15), radix: 16) }.joined()
         let url = Mutex<String?>(nil)
-        let server = try ChildProcess(name: "serve", arguments: ["serve", "--listen", "127.0.0.1:0", "--secret", secret, "--admin-token", admin]) { line in
+        // The demo places no calls: its call log stays in memory, leaving no file behind.
+        let server = try ChildProcess(name: "serve", arguments: ["serve", "--listen", "127.0.0.1:0", "--secret", secret, "--admin-token", admin,
+                                                                 "--memory-db"]) { line in
             url.withLock { if $0 == nil { $0 = line } }
         }
         defer { server.signal(SIGKILL) }
