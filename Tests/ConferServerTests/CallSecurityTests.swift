@@ -90,6 +90,25 @@ struct CallSecurityTests {
         await server.stop()
     }
 
+    @Test func aConnectionThatSaysNothingIsClosedAsTimedOut() async throws {
+        let server = try await TestServer()
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let start = ContinuousClock.now
+        let close = try await WebSocketClient.connect(url: server.url.replacingOccurrences(of: "http://", with: "ws://") + "/v1/calls",
+                                                      configuration: .init(maxFrameSize: 1 << 20), logger: logger) { inbound, _, _ in
+            for try await _ in inbound.messages(maxSize: 1 << 20) {}
+        }
+        let waited = ContinuousClock.now - start
+        guard case .unknown(let code) = close?.closeCode else {
+            Issue.record("closed without an application code: \(String(describing: close))")
+            return
+        }
+        #expect(code == DisconnectReason.timedOut.closeCode)
+        #expect(waited >= .seconds(9) && waited < .seconds(20), "closed after \(waited)")
+        await server.stop()
+    }
+
     @Test func selfUnknownAndMalformedDialsAreRefusedWithAReason() async throws {
         let server = try await TestServer()
         let alice = try await client(server, "alice")

@@ -25,11 +25,7 @@ public struct RTCPExtendedReport: RTCPPacketContent {
 
         /// The round-trip time it gives a receiver reading it at `now` (nil without an LRR).
         public func roundTripTime(receivedAt now: NTPTime) -> TimeDelta? {
-            guard lastReceiverReport.rawValue != 0 else { return nil }
-            let rtt = now.compact.rawValue &- lastReceiverReport.rawValue &- delay.rawValue
-            let signed = Int64(Int32(bitPattern: rtt))
-            let magnitude = CompactNTPTime(rawValue: UInt32(signed.magnitude)).timeDelta
-            return signed < 0 ? .zero - magnitude : magnitude
+            CompactNTPTime.roundTrip(arrivingAt: now, sent: lastReceiverReport, delay: delay)
         }
     }
 

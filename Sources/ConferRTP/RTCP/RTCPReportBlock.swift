@@ -48,11 +48,7 @@ public struct RTCPReportBlock: Hashable, Sendable {
     /// The arithmetic wraps like the 32-bit fields do; a result that comes out negative
     /// (unsynchronized or lying peers) is returned as is, for the caller to discard.
     public func roundTripTime(receivedAt now: NTPTime) -> TimeDelta? {
-        guard lastSenderReport.rawValue != 0 else { return nil }
-        let rtt = now.compact.rawValue &- lastSenderReport.rawValue &- delaySinceLastSenderReport.rawValue
-        let signed = Int64(Int32(bitPattern: rtt))
-        let magnitude = CompactNTPTime(rawValue: UInt32(signed.magnitude)).timeDelta
-        return signed < 0 ? .zero - magnitude : magnitude
+        CompactNTPTime.roundTrip(arrivingAt: now, sent: lastSenderReport, delay: delaySinceLastSenderReport)
     }
 
     init(reading bytes: UnsafeRawBufferPointer, at position: Int) {

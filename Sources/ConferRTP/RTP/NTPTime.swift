@@ -90,6 +90,18 @@ public struct CompactNTPTime: Hashable, Sendable, Codable {
         TimeDelta(microseconds: Int64((UInt64(rawValue) * 1_000_000 + (1 << 15)) >> 16))
     }
 
+    /// The round trip a reply reveals when it arrives at `now`: A − `sent` − `delay` in
+    /// compact units (RFC 3550 §6.4.1 for LSR/DLSR, RFC 3611 §4.5 for LRR/DLRR), or nil
+    /// when `sent` is zero (nothing was echoed yet). The arithmetic wraps like the 32-bit
+    /// fields do; a negative result (unsynchronized or lying peers) is returned as is, for
+    /// the caller to discard.
+    public static func roundTrip(arrivingAt now: NTPTime, sent: CompactNTPTime, delay: CompactNTPTime) -> TimeDelta? {
+        guard sent.rawValue != 0 else { return nil }
+        let signed = Int64(Int32(bitPattern: now.compact.rawValue &- sent.rawValue &- delay.rawValue))
+        let magnitude = CompactNTPTime(rawValue: UInt32(signed.magnitude)).timeDelta
+        return signed < 0 ? .zero - magnitude : magnitude
+    }
+
     /// The wrapping difference `a − b` in 1/65536 s units.
     public static func &- (a: CompactNTPTime, b: CompactNTPTime) -> CompactNTPTime {
         CompactNTPTime(rawValue: a.rawValue &- b.rawValue)

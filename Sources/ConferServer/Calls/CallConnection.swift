@@ -14,13 +14,9 @@ struct CallConnection {
     func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
         let connection = await hub.newConnection()
         var messages = inbound.messages(maxSize: 1 << 20).makeAsyncIterator()
-        let helloTimer = Task {
-            try await Task.sleep(for: SignalConnection.joinTimeout)
-            try await outbound.close(.unknown(DisconnectReason.timedOut.closeCode), reason: "no hello")
+        guard let first = try await messages.firstText(within: SignalConnection.joinTimeout, closing: outbound, reason: "no hello") else {
+            return
         }
-        let first = try await messages.nextText()
-        helloTimer.cancel()
-        guard let first else { return }
         let device: CallDevice
         do {
             guard case .hello(let token, let name) = try SignalCodec.decodeCallClient(first) else {

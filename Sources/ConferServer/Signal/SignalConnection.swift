@@ -22,14 +22,7 @@ struct SignalConnection {
         // typed refusal instead of a dropped connection.
         var messages = inbound.messages(maxSize: 1 << 20).makeAsyncIterator()
 
-        // A connection that says nothing is closed after the join timeout.
-        let joinTimer = Task {
-            try await Task.sleep(for: Self.joinTimeout)
-            try await outbound.close(.unknown(DisconnectReason.timedOut.closeCode), reason: "no join")
-        }
-        let first = try await messages.nextText()
-        joinTimer.cancel()
-        guard let first else { return }
+        guard let first = try await messages.firstText(within: Self.joinTimeout, closing: outbound, reason: "no join") else { return }
         let claims: TokenClaims
         do {
             guard case .join(let token, let room) = try SignalCodec.decodeClient(first) else {
@@ -72,6 +65,17 @@ struct SignalConnection {
 }
 
 extension WebSocketInboundMessageStream.AsyncIterator {
+    /// The first message's bytes; a connection that says nothing within `timeout` is
+    /// closed as timed out (and nil comes back, as for one that closed).
+    mutating func firstText(within timeout: Duration, closing outbound: WebSocketOutboundWriter, reason: String) async throws -> [UInt8]? {
+        let timer = Task {
+            try await Task.sleep(for: timeout)
+            try await outbound.close(.unknown(DisconnectReason.timedOut.closeCode), reason: reason)
+        }
+        defer { timer.cancel() }
+        return try await nextText()
+    }
+
     /// The next text message's bytes; a binary message is not part of the protocol and
     /// reads as an empty (malformed) one.
     mutating func nextText() async throws -> [UInt8]? {
