@@ -104,7 +104,14 @@ struct MemberSession {
 
         let snapshot: RoomSnapshot
         do { snapshot = try await client.join() } catch let error as MeetingClientError {
-            listener.cancel()
+            // The client's events end with the session: let the listener print the refusal
+            // (with --events) before the command exits, but wait no more than a second.
+            let deadline = Task {
+                try? await Task.sleep(for: .seconds(1))
+                listener.cancel()
+            }
+            await listener.value
+            deadline.cancel()
             FileHandle.standardError.write(Data("confer: \(error)\n".utf8))
             try await writeReport(log: log, admitted: false, end: Self.reason(error), media: nil)
             switch error {
