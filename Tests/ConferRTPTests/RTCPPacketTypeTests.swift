@@ -159,3 +159,39 @@ func expectSinglePacket(_ bytes: [UInt8], _ expected: RTCPPacket, sourceLocation
     #expect(rtcpError(hex("80 C9 00")) == .truncatedHeader(offset: 0))
     #expect(rtcpError([]) == .empty)
 }
+
+// The bytes below are the shapes pion/rtcp's test vectors use for these refusals.
+
+@Test func aGenericNACKWithoutEntriesIsRefused() {
+    // RFC 4585 §6.2.1: the FCI holds at least one entry. Header, sender and media SSRC only.
+    #expect(rtcpError(hex("81 CD 00 02 | 11 22 33 44 | 55 66 77 88")) == .noEntries(packetType: 205, offset: 0))
+    // Behind a good packet the offset is the NACK's.
+    #expect(rtcpError(nackBytes + hex("81 CD 00 02 | 11 22 33 44 | 55 66 77 88")) == .noEntries(packetType: 205, offset: 16))
+    // An entry cut short by padding is not silently dropped either: P bit, 2 bytes of padding.
+    #expect(rtcpError(hex("A1 CD 00 03 | 11 22 33 44 | 55 66 77 88 | 00 0A 00 02")) == .badLength(packetType: 205, offset: 0))
+    // Nor can Confer write one.
+    let empty = RTCPGenericNACK(senderSSRC: 1, mediaSSRC: 2, items: [])
+    #expect(throws: RTCPError.notRepresentable("a generic NACK needs at least one entry")) {
+        try RTCPCompound.serialized([.genericNACK(empty)])
+    }
+}
+
+@Test func aFullIntraRequestWithoutEntriesIsRefused() {
+    // RFC 5104 §4.3.1.1: at least one FCI entry.
+    #expect(rtcpError(hex("84 CE 00 02 | 11 22 33 44 | 00 00 00 00")) == .noEntries(packetType: 206, offset: 0))
+    let empty = RTCPFullIntraRequest(senderSSRC: 1, entries: [])
+    #expect(throws: RTCPError.notRepresentable("a FIR needs at least one entry")) {
+        try RTCPCompound.serialized([.fullIntraRequest(empty)])
+    }
+    // One entry still parses.
+    #expect(rtcpError(hex("84 CE 00 04 | 11 22 33 44 | 00 00 00 00 | 55 66 77 88 | 07 00 00 00")) == nil)
+}
+
+@Test func anApplicationPacketWhosePaddingCutsAWordIsRefused() throws {
+    // P bit, 4 words: SSRC, name, one data word whose last byte is a padding count of 2,
+    // which would leave 2 bytes of data, not a multiple of 32 bits (RFC 3550 §6.7).
+    #expect(rtcpError(hex("A5 CC 00 03 | 11 22 33 44 | 4E 41 4D 45 | 01 02 00 02")) == .badLength(packetType: 204, offset: 0))
+    // A padding count of 4 removes a whole word and is fine: the data is empty.
+    let packets = try RTCPCompound.parse(hex("A5 CC 00 03 | 11 22 33 44 | 4E 41 4D 45 | 00 00 00 04"))
+    #expect(packets == [.applicationDefined(RTCPApplicationDefined(subtype: 5, ssrc: 0x1122_3344, name: "NAME"))])
+}

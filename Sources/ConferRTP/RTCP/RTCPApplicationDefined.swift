@@ -45,12 +45,17 @@ public struct RTCPApplicationDefined: RTCPPacketContent {
         return size
     }
 
+    /// - Throws: ``RTCPError/badLength(packetType:offset:)`` when the application data
+    ///   left after removing the padding is not whole 32-bit words: RFC 3550 §6.7 makes the
+    ///   data a multiple of 32 bits, so padding that cuts into a word is malformed, and
+    ///   shortening the data to fit would hand the application bytes it was not sent.
     public init(parsing packet: RTCPPacketSlice) throws(RTCPError) {
         try packet.require(8, at: 0)
         let body = packet.body
+        guard body.count % 4 == 0 else { throw .badLength(packetType: packet.packetType, offset: packet.offset) }
         subtype = packet.count
         ssrc = body.u32(0)
         name = body.u32(4)
-        data = wholeWords(of: body, from: 8)
+        data = Array(body.sub(8, body.count - 8))
     }
 }

@@ -21,6 +21,9 @@ public enum RTCPError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The packet of `packetType` at `offset` has a length its type does not allow (a PLI
     /// that is not 12 bytes, FIR entries that are not 8 bytes each, …).
     case badLength(packetType: UInt8, offset: Int)
+    /// A feedback packet of `packetType` at `offset` carries no FCI entries, where its
+    /// format requires at least one (a generic NACK, RFC 4585 §6.2.1; a FIR, RFC 5104 §4.3.1).
+    case noEntries(packetType: UInt8, offset: Int)
     /// A transport-cc status chunk at `offset` uses the reserved status symbol 3.
     case reservedStatusSymbol(offset: Int)
     /// A REMB bitrate at `offset` does not fit in 64 bits.
@@ -36,7 +39,7 @@ public enum RTCPError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .truncatedHeader(let offset), .badVersion(_, let offset), .lengthBeyondBuffer(_, let offset),
              .badPadding(_, let offset), .truncatedPacket(_, let offset), .badLength(_, let offset),
-             .reservedStatusSymbol(let offset), .bitrateOverflow(let offset):
+             .noEntries(_, let offset), .reservedStatusSymbol(let offset), .bitrateOverflow(let offset):
             offset
         case .empty, .bufferTooSmall, .notRepresentable: nil
         }
@@ -52,6 +55,7 @@ public enum RTCPError: Error, Hashable, Sendable, CustomStringConvertible {
         case .badPadding(let count, let offset): "RTCP: bad padding count \(count) at byte \(offset)"
         case .truncatedPacket(let type, let offset): "RTCP: packet type \(type) truncated at byte \(offset)"
         case .badLength(let type, let offset): "RTCP: packet type \(type) at byte \(offset) has a length its type does not allow"
+        case .noEntries(let type, let offset): "RTCP: feedback packet type \(type) at byte \(offset) has no entries"
         case .reservedStatusSymbol(let offset): "RTCP: transport-cc chunk at byte \(offset) uses reserved symbol 3"
         case .bitrateOverflow(let offset): "RTCP: REMB bitrate at byte \(offset) overflows 64 bits"
         case .bufferTooSmall(let needed, let available): "RTCP: buffer of \(available) bytes is too small, \(needed) needed"

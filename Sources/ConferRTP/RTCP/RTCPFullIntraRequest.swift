@@ -35,7 +35,10 @@ public struct RTCPFullIntraRequest: RTCPPacketContent {
 
     public var serializedSize: Int { 12 + 8 * entries.count }
 
+    /// - Throws: ``RTCPError/notRepresentable(_:)`` for a FIR without entries, which
+    ///   RFC 5104 §4.3.1.1 does not allow.
     public func serialize(into buffer: UnsafeMutableRawBufferPointer) throws(RTCPError) -> Int {
+        guard !entries.isEmpty else { throw .notRepresentable("a FIR needs at least one entry") }
         let size = serializedSize
         try buffer.putFeedbackHeader(format: Self.format, packetType: RTCPPacketType.payloadSpecificFeedback, size: size,
                                      senderSSRC: senderSSRC, mediaSSRC: mediaSSRC)
@@ -50,11 +53,13 @@ public struct RTCPFullIntraRequest: RTCPPacketContent {
     }
 
     /// - Throws: ``RTCPError/badLength(packetType:offset:)`` when the FCI is not a whole
-    ///   number of 8-byte entries.
+    ///   number of 8-byte entries, and ``RTCPError/noEntries(packetType:offset:)`` when it
+    ///   is empty (RFC 5104 §4.3.1.1 requires at least one entry).
     public init(parsing packet: RTCPPacketSlice) throws(RTCPError) {
         let body = packet.body
         try packet.require(8, at: 0)
         guard (body.count - 8) % 8 == 0 else { throw .badLength(packetType: packet.packetType, offset: packet.offset) }
+        guard body.count > 8 else { throw .noEntries(packetType: packet.packetType, offset: packet.offset) }
         senderSSRC = body.u32(0)
         mediaSSRC = body.u32(4)
         entries = (0 ..< (body.count - 8) / 8).map { Entry(ssrc: body.u32(8 + 8 * $0), sequenceNumber: body[12 + 8 * $0]) }

@@ -66,7 +66,10 @@ public struct RTCPGenericNACK: RTCPPacketContent {
 
     public var serializedSize: Int { 12 + 4 * items.count }
 
+    /// - Throws: ``RTCPError/notRepresentable(_:)`` for a NACK without entries, which
+    ///   RFC 4585 §6.2.1 does not allow.
     public func serialize(into buffer: UnsafeMutableRawBufferPointer) throws(RTCPError) -> Int {
+        guard !items.isEmpty else { throw .notRepresentable("a generic NACK needs at least one entry") }
         let size = serializedSize
         try buffer.putFeedbackHeader(format: Self.format, packetType: RTCPPacketType.transportLayerFeedback, size: size,
                                      senderSSRC: senderSSRC, mediaSSRC: mediaSSRC)
@@ -79,9 +82,14 @@ public struct RTCPGenericNACK: RTCPPacketContent {
         return size
     }
 
+    /// - Throws: ``RTCPError/noEntries(packetType:offset:)`` when the FCI is empty
+    ///   (RFC 4585 §6.2.1: "the FCI field MUST contain at least one"), and
+    ///   ``RTCPError/badLength(packetType:offset:)`` when it is not whole 4-byte entries.
     public init(parsing packet: RTCPPacketSlice) throws(RTCPError) {
         let body = packet.body
         try packet.require(8, at: 0)
+        guard (body.count - 8) % 4 == 0 else { throw .badLength(packetType: packet.packetType, offset: packet.offset) }
+        guard body.count > 8 else { throw .noEntries(packetType: packet.packetType, offset: packet.offset) }
         senderSSRC = body.u32(0)
         mediaSSRC = body.u32(4)
         let count = (body.count - 8) / 4
