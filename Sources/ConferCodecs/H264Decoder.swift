@@ -4,7 +4,8 @@ public import ConferMedia
 /// An H.264 decoder over libavcodec, set up for real-time streams.
 ///
 /// Each call takes one Annex-B access unit and, in low-delay mode, returns its picture at
-/// once, copied into a pooled ``VideoFrame``. After any error the decoder drops its state
+/// once. libavcodec decodes into buffers of a Confer ``FramePool`` (through `get_buffer2`),
+/// so the returned ``VideoFrame`` is the decoder's own picture, not a copy. After any error the decoder drops its state
 /// and skips access units (returning nil) until one with an IDR slice decodes cleanly, so
 /// a corrupt or missing frame never turns into smeared video; ``isAwaitingKeyframe`` tells
 /// the receiver when to ask the sender for one.
@@ -32,7 +33,10 @@ public struct H264Decoder: ~Copyable, VideoDecoder {
     // AV_INPUT_BUFFER_PADDING_SIZE bytes past the end. Reference-counted, so libavcodec
     // takes a reference instead of another copy; reused while it is the only reference.
     private var input: UnsafeMutablePointer<AVBufferRef>?
-    private var pool: FramePool?
+    // Lends pool buffers to libavcodec; the context points at it, so it lives as long.
+    private let allocator: H264FrameAllocator
+    // Only for pictures outside the allocator's buffers (cropped from the top or left).
+    private var copyPool: FramePool?
     private let poolCapacity: Int
     // NAL units that came without a slice (parameter sets, SEI), kept for the next picture.
     private var pendingNALUnits: [UInt8] = []
@@ -49,7 +53,8 @@ public struct H264Decoder: ~Copyable, VideoDecoder {
     ///   - fastDecoding: allows libavcodec's non-spec-compliant speedups (`AV_CODEC_FLAG2_FAST`).
     ///   - maxPixelCount: the largest picture a stream may declare; bigger ones are refused
     ///     before libavcodec allocates for them.
-    ///   - poolCapacity: output frames kept for reuse.
+    ///   - poolCapacity: output frames kept for reuse beyond the pictures libavcodec holds
+    ///     as references.
     public init(threads: Int = 1, fastDecoding: Bool = false, maxPixelCount: Int = 4096 * 2304,
                 poolCapacity: Int = 8) throws(AVCodecError) {
         guard (1...64).contains(threads) else {
@@ -77,6 +82,8 @@ public struct H264Decoder: ~Copyable, VideoDecoder {
         context.pointee.error_concealment = FF_EC_GUESS_MVS | FF_EC_DEBLOCK
         context.pointee.max_pixels = Int64(maxPixelCount)
         context.pointee.pkt_timebase = AVRational(num: 1, den: 1_000_000)
+        let allocator = H264FrameAllocator(spareFrames: poolCapacity)
+        allocator.install(on: context)
         var openContext: UnsafeMutablePointer<AVCodecContext>? = context
         let status = avcodec_open2(context, codec, nil)
         guard status >= 0 else {
@@ -96,6 +103,7 @@ public struct H264Decoder: ~Copyable, VideoDecoder {
         self.context = context
         self.packet = packet
         self.decoded = decoded
+        self.allocator = allocator
         self.maxPixelCount = maxPixelCount
         self.poolCapacity = poolCapacity
     }
@@ -192,7 +200,7 @@ public struct H264Decoder: ~Copyable, VideoDecoder {
             if status == confer_averror_eagain() || status == confer_averror_eof() { break }
             guard status >= 0 else { throw AVCodecError(libraryStatus: status, operation: "avcodec_receive_frame") }
             defer { av_frame_unref(decoded) }
-            readyPictures.append(try copyDecodedPicture(fallbackTimestamp: fallbackTimestamp))
+            readyPictures.append(try takeDecodedPicture(fallbackTimestamp: fallbackTimestamp))
         }
     }
 
@@ -241,8 +249,12 @@ public struct H264Decoder: ~Copyable, VideoDecoder {
         guard status >= 0 else { throw AVCodecError(libraryStatus: status, operation: "avcodec_send_packet") }
     }
 
-    /// Copies the picture libavcodec just returned into a pooled frame.
-    private mutating func copyDecodedPicture(fallbackTimestamp: Timestamp) throws(AVCodecError) -> VideoFrame {
+    /// How many pictures were decoded into buffers made outside the frame pool because
+    /// every pooled one was in use (the application holding many frames).
+    public var poolOverflowCount: Int { allocator.overflowCount }
+
+    /// The picture libavcodec just returned, as a frame over its pooled buffer.
+    private mutating func takeDecodedPicture(fallbackTimestamp: Timestamp) throws(AVCodecError) -> VideoFrame {
         let source = decoded.pointee
         if source.flags & AV_FRAME_FLAG_CORRUPT != 0 || source.decode_error_flags != 0 {
             throw AVCodecError(.corruptData, operation: "avcodec_receive_frame", code: confer_averror_invaliddata(),
@@ -257,17 +269,16 @@ public struct H264Decoder: ~Copyable, VideoDecoder {
             throw AVCodecError(.corruptData, operation: "avcodec_receive_frame", code: confer_averror_invaliddata(),
                                message: "picture size \(width)×\(height) is outside 1…\(maxPixelCount) pixels")
         }
-        let framePool: FramePool
-        if let current = pool, current.layout.width == width, current.layout.height == height {
-            framePool = current
-        } else {
-            // A new resolution (at an IDR): frames of the old size still out there keep
-            // their storage; the old pool goes once they do.
-            framePool = FramePool(width: width, height: height, capacity: poolCapacity)
-            pool = framePool
-        }
         // AV_NOPTS_VALUE (INT64_MIN) when libavcodec could not carry the packet's time over.
         let timestamp = source.pts == Int64.min ? fallbackTimestamp : Timestamp(microseconds: source.pts)
+        if let picture = allocator.adopt(decoded, timestamp: timestamp) { return picture }
+        let framePool: FramePool
+        if let current = copyPool, current.layout.width == width, current.layout.height == height {
+            framePool = current
+        } else {
+            framePool = FramePool(width: width, height: height, capacity: poolCapacity)
+            copyPool = framePool
+        }
         let output = framePool.makeFrame(timestamp: timestamp)
         try copyPlane(0, into: output.y)
         try copyPlane(1, into: output.u)

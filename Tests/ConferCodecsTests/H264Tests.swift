@@ -247,6 +247,45 @@ struct H264Tests {
         #expect(throws: AVCodecError.self) { _ = try capped.decode(second[0].encoded) }
     }
 
+    @Test("Pictures are libavcodec's own pooled buffers: reused once released, untouched while held")
+    func decodesIntoTheFramePool() throws {
+        // 180 rows is not a whole number of macroblocks: libavcodec decodes 192 and crops.
+        var video = SyntheticVideo(width: 320, height: 180, noiseAmplitude: 2)
+        let clip = try encodeClip(VideoEncoderSettings(width: 320, height: 180, bitrate: 400_000), video: &video, count: 90,
+                                  keyframesAt: [45])
+        func lumaSum(_ frame: VideoFrame) -> Int {
+            var sum = 0
+            for y in 0..<frame.height { for byte in frame.y.row(y) { sum = sum &* 31 &+ Int(byte) } }
+            return sum
+        }
+
+        // Released at once: every picture lands in a recycled buffer, none beyond the pool.
+        var decoder = try H264Decoder(poolCapacity: 2)
+        for (index, item) in clip.enumerated() {
+            let picture = try #require(try decoder.decode(item.encoded), "frame \(index)")
+            #expect(lumaPSNR(item.source, picture) >= 30)
+            // Not a copy: the picture keeps the decoder's padded allocation.
+            #expect(picture.layout.offsetU >= picture.layout.strideY * 192)
+        }
+        #expect(decoder.poolOverflowCount == 0)
+
+        // Held by the application, past the pool's size: nothing the decoder writes later
+        // reaches a held picture (the overflow is counted, not reused).
+        var holding = try H264Decoder(poolCapacity: 2)
+        var held: [(frame: VideoFrame, sum: Int, source: VideoFrame)] = []
+        for item in clip {
+            let picture = try #require(try holding.decode(item.encoded))
+            held.append((picture, lumaSum(picture), item.source))
+        }
+        #expect(holding.poolOverflowCount > 0)
+        for (index, entry) in held.enumerated() {
+            #expect(lumaSum(entry.frame) == entry.sum, "held frame \(index) changed")
+            #expect(lumaPSNR(entry.source, entry.frame) >= 30)
+        }
+        // Two held pictures never share a buffer.
+        for index in 1..<held.count { #expect(!held[index].frame.sharesStorage(with: held[index - 1].frame)) }
+    }
+
     @Test("Encoding writes into the caller's buffers instead of replacing them")
     func encodeReusesOutputBuffers() throws {
         var video = SyntheticVideo(width: 320, height: 240, noiseAmplitude: 2)

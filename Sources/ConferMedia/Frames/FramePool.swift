@@ -15,8 +15,13 @@ public final class FramePool: Sendable {
     private let overflows = Atomic<Int>(0)
 
     /// A pool of up to `capacity` frames of `width` × `height`.
-    public init(width: Int, height: Int, capacity: Int = 8) {
-        layout = FrameLayout(width: width, height: height)
+    public convenience init(width: Int, height: Int, capacity: Int = 8) {
+        self.init(layout: FrameLayout(width: width, height: height), capacity: capacity)
+    }
+
+    /// A pool of up to `capacity` frames of `layout` (a decoder's padded layout, for example).
+    public init(layout: FrameLayout, capacity: Int = 8) {
+        self.layout = layout
         self.capacity = max(1, capacity)
         buffers = Mutex([])
         buffers.withLock { $0.reserveCapacity(self.capacity) }
@@ -30,6 +35,11 @@ public final class FramePool: Sendable {
 
     /// A frame to write into, on recycled storage when any is free.
     public func makeFrame(timestamp: Timestamp = .zero) -> MutableVideoFrame {
+        MutableVideoFrame(storage: takeStorage(), layout: layout, timestamp: timestamp)
+    }
+
+    /// Storage that no frame uses: recycled, new within `capacity`, or unpooled beyond it.
+    func takeStorage() -> FrameStorage {
         let storage = buffers.withLock { list -> FrameStorage? in
             // A buffer is free when the pool's reference is the only one left; no other
             // thread can take a new reference to it then, so the check cannot race.
@@ -41,10 +51,8 @@ public final class FramePool: Sendable {
             list.append(fresh)
             return fresh
         }
-        if let storage {
-            return MutableVideoFrame(storage: storage, layout: layout, timestamp: timestamp)
-        }
+        if let storage { return storage }
         overflows.add(1, ordering: .relaxed)
-        return MutableVideoFrame(storage: FrameStorage(capacity: layout.byteCount), layout: layout, timestamp: timestamp)
+        return FrameStorage(capacity: layout.byteCount)
     }
 }

@@ -62,7 +62,8 @@ public struct MutableImagePlane {
     public var readOnly: ImagePlane { ImagePlane(base: base, stride: stride, width: width, height: height) }
 }
 
-/// The geometry of an I420 picture: luma size, chroma size and plane strides.
+/// The geometry of an I420 picture: luma size, chroma size, plane strides and where each
+/// plane starts in the frame's storage.
 public struct FrameLayout: Hashable, Sendable, Codable {
     /// Luma width in pixels.
     public let width: Int
@@ -72,17 +73,17 @@ public struct FrameLayout: Hashable, Sendable, Codable {
     public let strideY: Int
     /// Bytes between rows of each chroma plane.
     public let strideUV: Int
+    /// Byte offset of the U plane in the frame's storage.
+    public let offsetU: Int
+    /// Byte offset of the V plane in the frame's storage.
+    public let offsetV: Int
+    /// Bytes of storage a frame of this layout needs.
+    public let byteCount: Int
 
     /// Chroma plane width: half the luma width, rounded up.
     public var chromaWidth: Int { (width + 1) / 2 }
     /// Chroma plane height: half the luma height, rounded up.
     public var chromaHeight: Int { (height + 1) / 2 }
-    /// Byte offset of the U plane in the frame's storage.
-    public var offsetU: Int { strideY * height }
-    /// Byte offset of the V plane in the frame's storage.
-    public var offsetV: Int { offsetU + strideUV * chromaHeight }
-    /// Bytes of storage a frame of this layout needs.
-    public var byteCount: Int { offsetV + strideUV * chromaHeight }
     /// Bytes of visible picture (what a tightly packed I420 frame takes, as in Y4M).
     public var packedByteCount: Int { width * height + 2 * chromaWidth * chromaHeight }
 
@@ -93,6 +94,47 @@ public struct FrameLayout: Hashable, Sendable, Codable {
         self.height = height
         strideY = (width + 31) & ~31
         strideUV = ((width + 1) / 2 + 31) & ~31
+        offsetU = strideY * height
+        offsetV = offsetU + strideUV * ((height + 1) / 2)
+        byteCount = offsetV + strideUV * ((height + 1) / 2)
+    }
+
+    /// A layout with room beyond the picture for a decoder that writes whole macroblocks
+    /// and reads past a plane's last row (libavcodec's `get_buffer2` contract): planes of
+    /// `allocatedWidth` × `allocatedHeight` luma pixels, strides a multiple of
+    /// `strideAlignment`, every plane starting on a 64-byte boundary and followed by
+    /// `planePadding` spare bytes. The visible picture is the top-left `width` × `height`.
+    public init(width: Int, height: Int, allocatedWidth: Int, allocatedHeight: Int, strideAlignment: Int, planePadding: Int) {
+        precondition(width > 0 && height > 0 && allocatedWidth >= width && allocatedHeight >= height,
+                     "a frame needs a positive size within its allocation")
+        precondition(strideAlignment > 0 && strideAlignment & (strideAlignment - 1) == 0 && planePadding >= 0,
+                     "stride alignment must be a power of two")
+        func align(_ value: Int, _ alignment: Int) -> Int { (value + alignment - 1) & ~(alignment - 1) }
+        self.width = width
+        self.height = height
+        strideY = align(allocatedWidth, max(strideAlignment, 32))
+        strideUV = align((allocatedWidth + 1) / 2, max(strideAlignment, 32))
+        let rowsUV = (allocatedHeight + 1) / 2
+        offsetU = align(strideY * allocatedHeight + planePadding, 64)
+        offsetV = offsetU + align(strideUV * rowsUV + planePadding, 64)
+        byteCount = offsetV + strideUV * rowsUV + planePadding
+    }
+
+    /// This layout's planes showing only the top-left `width` × `height` of the picture
+    /// (a decoder's cropping): same storage positions and strides.
+    public func cropped(width: Int, height: Int) -> FrameLayout? {
+        guard width > 0, height > 0, width <= self.width, height <= self.height else { return nil }
+        return FrameLayout(copying: self, width: width, height: height)
+    }
+
+    private init(copying other: FrameLayout, width: Int, height: Int) {
+        self.width = width
+        self.height = height
+        strideY = other.strideY
+        strideUV = other.strideUV
+        offsetU = other.offsetU
+        offsetV = other.offsetV
+        byteCount = other.byteCount
     }
 }
 
