@@ -29,9 +29,10 @@ struct MixCommand: ParsableCommand {
         video input), the audio is mixed as an observer hears it, and the speaking detector highlights the \
         speaker (and picks who is large in the speaker and pip layouts).
 
-        The stream is cut at its keyframes (every 128 frames unless --keyframe-interval says otherwise) and \
-        worker threads, one per core, each compose and encode every n-th segment with a one-thread encoder \
-        (--no-segments for one encoder). With one encoder, reading and compositing run on a second thread \
+        The stream is cut into equal segments, each starting with a keyframe (at most 128 frames apart \
+        unless --keyframe-interval says otherwise), as many for every worker, and worker threads, one per \
+        core, each compose and encode every n-th segment with a one-thread encoder (--no-segments for one \
+        encoder). With one encoder, reading and compositing run on a second thread \
         while this one encodes (--no-pipeline to compare).
 
         Examples:
@@ -60,7 +61,7 @@ struct MixCommand: ParsableCommand {
     var threads: Int?
     @Option(help: "Encoder speed: libvpx cpu-used; for H.264, 8 or more is ultrafast.")
     var speed = 8
-    @Option(help: "Frames between keyframes (0: only the first); 128 is libvpx's, FFmpeg's and GStreamer's default.")
+    @Option(help: "Most frames between keyframes (0: only the first); 128 is libvpx's, FFmpeg's and GStreamer's default.")
     var keyframeInterval = 128
     @Option(help: "Stop after this many seconds of output.")
     var duration: Double?
@@ -150,7 +151,7 @@ extension MixReport: CommandReport {
                      + "\(compositor.placeholderSlots) placeholders")
         let how: String
         if pipeline.segmentWorkers > 0 {
-            how = " (\(pipeline.segments) segments on \(pipeline.segmentWorkers) workers; waits: workers "
+            how = " (\(pipeline.segments) segments of \(pipeline.segmentFrames) frames on \(pipeline.segmentWorkers) workers; waits: workers "
                 + "\(fixed(pipeline.producerWaitSeconds, 2)) s, writer \(fixed(pipeline.consumerWaitSeconds, 2)) s)"
         } else if pipeline.pipelined {
             how = " (pipelined; waits: compositing \(fixed(pipeline.producerWaitSeconds, 2)) s, "

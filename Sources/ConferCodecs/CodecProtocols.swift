@@ -1,6 +1,20 @@
 public import ConferMedia
 
 /// Settings every video encoder understands.
+/// What an encoder's constant-bitrate rate control is tuned for.
+public enum VideoRateControl: String, Sendable, Hashable, Codable {
+    /// A network path (WebRTC's tuning): libvpx's buffer model starts below its optimal
+    /// level, so the first half second spends a little under the target while the path
+    /// settles; quantizers stop at 52 (VP8) or 56 (VP9), and frames may be dropped to hold
+    /// the rate when the encoder allows it.
+    case realTime
+    /// A file: every frame is encoded (none dropped), the buffer starts at its optimal
+    /// level so every stretch of the stream spends the target (a segment-parallel mix
+    /// restarts rate control at each segment), and libvpx's full quantizer range holds the
+    /// rate on hard pictures. x264 is the same in both.
+    case file
+}
+
 public struct VideoEncoderSettings: Sendable, Hashable, Codable {
     /// Picture width in pixels.
     public var width: Int
@@ -8,7 +22,7 @@ public struct VideoEncoderSettings: Sendable, Hashable, Codable {
     public var height: Int
     /// Frames per second the encoder is fed.
     public var frameRate: Double
-    /// Target bitrate in bits per second (constant bitrate, real-time rate control).
+    /// Target bitrate in bits per second (constant bitrate).
     public var bitrate: Int
     /// Encoder threads (1 disables threading).
     public var threads: Int
@@ -19,10 +33,13 @@ public struct VideoEncoderSettings: Sendable, Hashable, Codable {
     public var errorResilient: Bool
     /// Most frames between keyframes (0: only on request or at the start).
     public var keyframeInterval: Int
+    /// Real-time (the default) or file rate control.
+    public var rateControl: VideoRateControl
 
-    /// Settings for a `width` × `height` real-time stream.
+    /// Settings for a `width` × `height` stream, real-time unless `rateControl` says otherwise.
     public init(width: Int, height: Int, frameRate: Double = 30, bitrate: Int = 800_000, threads: Int = 1,
-                speed: Int = 8, errorResilient: Bool = true, keyframeInterval: Int = 0) {
+                speed: Int = 8, errorResilient: Bool = true, keyframeInterval: Int = 0,
+                rateControl: VideoRateControl = .realTime) {
         self.width = width
         self.height = height
         self.frameRate = frameRate
@@ -31,6 +48,7 @@ public struct VideoEncoderSettings: Sendable, Hashable, Codable {
         self.speed = speed
         self.errorResilient = errorResilient
         self.keyframeInterval = keyframeInterval
+        self.rateControl = rateControl
     }
 }
 

@@ -4,7 +4,8 @@ internal import CVPX
 /// A real-time VP8 or VP9 encoder over libvpx, tuned the way WebRTC tunes it.
 ///
 /// One-pass constant-bitrate rate control with no look-ahead, WebRTC's quantizer range,
-/// under/overshoot and buffer model (1000 / 500 / 600 ms), keyframes only at the start, on
+/// under/overshoot and buffer model (1000 / 500 / 600 ms; a file starts at 600, see
+/// ``VideoRateControl``), keyframes only at the start, on
 /// request or every ``VideoEncoderSettings/keyframeInterval`` frames. For VP9 it adds row
 /// multithreading, tile columns by thread count and cyclic-refresh adaptive quantization.
 ///
@@ -109,17 +110,28 @@ public final class VPXEncoder: VideoEncoder {
         config.g_lag_in_frames = 0
         config.g_pass = VPX_RC_ONE_PASS
         config.g_error_resilient = settings.errorResilient ? vpx_codec_er_flags_t(VPX_ERROR_RESILIENT_DEFAULT) : 0
-        config.rc_end_usage = VPX_CBR
         config.rc_target_bitrate = kilobits(settings.bitrate)
         config.rc_resize_allowed = 0
-        config.rc_dropframe_thresh = allowsFrameDropping ? dropFrameThreshold : 0
-        config.rc_min_quantizer = 2
-        config.rc_max_quantizer = codec == .vp8 ? 52 : 56
+        config.rc_end_usage = VPX_CBR
         config.rc_undershoot_pct = 100
         config.rc_overshoot_pct = 15
         config.rc_buf_sz = bufferMs.size
-        config.rc_buf_initial_sz = bufferMs.initial
         config.rc_buf_optimal_sz = bufferMs.optimal
+        switch settings.rateControl {
+        case .realTime:
+            config.rc_dropframe_thresh = allowsFrameDropping ? dropFrameThreshold : 0
+            config.rc_min_quantizer = 2
+            config.rc_max_quantizer = codec == .vp8 ? 52 : 56
+            config.rc_buf_initial_sz = bufferMs.initial
+        case .file:
+            // Every frame, within the bitrate: libvpx's full quantizer range (its defaults,
+            // which FFmpeg and GStreamer keep) holds the rate on hard pictures where
+            // WebRTC's cap at 52 would overshoot or drop.
+            config.rc_dropframe_thresh = 0
+            config.rc_min_quantizer = 4
+            config.rc_max_quantizer = 63
+            config.rc_buf_initial_sz = bufferMs.optimal
+        }
         if settings.keyframeInterval > 0 {
             config.kf_mode = VPX_KF_AUTO
             config.kf_min_dist = 0

@@ -121,6 +121,8 @@ public struct MixReport: Codable, Sendable {
         public var segmentWorkers: Int
         /// Segments written (0 when not segmented).
         public var segments: Int
+        /// Frames per segment, the distance between its keyframes (0 when not segmented).
+        public var segmentFrames: Int = 0
     }
 
     /// The video inputs, in slot order.
@@ -208,8 +210,9 @@ public enum MixJob {
             inputs: options.audioInputs, output: options.audioOutput,
             participants: inputs.indices.map { ParticipantID(UInt32($0)) }, maxDuration: options.maxDuration)
         let total = composer.expectedFrameCount
-        let workerCount = MixSegments.workers(options: options, codec: try MixSink.codec(for: output, options: options),
-                                              expectedFrames: total, cores: options.coresProbe())
+        let plan = MixSegments.plan(options: options, codec: try MixSink.codec(for: output, options: options),
+                                    expectedFrames: total, cores: options.coresProbe())
+        let workerCount = plan?.workers ?? 0
         let sink = try MixSink(path: output, options: options, encodes: workerCount == 0)
 
         var producerWait = 0.0
@@ -218,10 +221,10 @@ public enum MixJob {
         let pipelined = options.pipelined && !sink.isDiscarding
         var composers = [composer]
         var segments = 0
-        if workerCount > 0, let codec = sink.codec {
+        if let plan, let codec = sink.codec {
             // The whole audio first: it is cheap next to the video, and the workers replay its highlight.
             let speakers = try audio.map { MixComposer.Speakers.replayed(try $0.mixAll()) } ?? .none
-            let run = try runSegmented(inputs: inputs, options: options, codec: codec, workers: workerCount,
+            let run = try runSegmented(inputs: inputs, options: options, codec: codec, plan: plan,
                                        first: composer, speakers: speakers, sink: sink, total: total, progress: progress)
             (composers, segments, producerWait, consumerWait) = (run.composers, run.segments, run.producerWait, run.consumerWait)
         } else {
@@ -263,7 +266,7 @@ public enum MixJob {
                             producerWaitSeconds: producerWait, consumerWaitSeconds: consumerWait,
                             canvasBuffers: composers.reduce(0) { $0 + $1.canvasPool.allocatedCount },
                             canvasOverflows: composers.reduce(0) { $0 + $1.canvasPool.overflowCount },
-                            segmentWorkers: workerCount, segments: segments),
+                            segmentWorkers: workerCount, segments: segments, segmentFrames: plan?.segmentFrames ?? 0),
             wallSeconds: wall, speed: wall > 0 ? Double(sink.framesIn) / wall : 0)
     }
 

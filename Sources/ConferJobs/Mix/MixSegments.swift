@@ -3,9 +3,9 @@ import Synchronization
 import ConferCodecs
 import ConferMedia
 
-/// Segment-parallel encoding: a mix with periodic keyframes is cut at its keyframes into
-/// segments, and each of several workers composes and encodes its own segments with a
-/// one-thread encoder, while the calling thread writes the segments in order.
+/// Segment-parallel encoding: a mix with periodic keyframes is cut into segments that each
+/// start with a keyframe, and each of several workers composes and encodes its own
+/// segments with a one-thread encoder, while the calling thread writes the segments in order.
 ///
 /// Why: libvpx's VP8 encoder is the bottleneck of a mix, and its own threads cannot use two
 /// cores fully. They split a frame's macroblock rows, but the loop filter (and, at the speed
@@ -13,10 +13,16 @@ import ConferMedia
 /// filters the whole frame several times) runs on one thread while the other waits for the
 /// filtered frame to predict from: measured (`Benchmarks/peers/vp8-threads.sh`), one encoder
 /// with two threads does 1.3 × the frames of one thread, two one-thread encoders side by
-/// side 1.9–2 ×. A segment starts with a
-/// keyframe, which is where the stream was going to have one anyway, so the output is the
-/// stream a single encoder with the same keyframe interval would make, but for rate
-/// control restarting at each keyframe.
+/// side 1.9–2 ×. Rate control restarts at each segment's keyframe.
+///
+/// Segments are as long as each other, and there are as many for every worker, so the
+/// workers finish together whatever the mix's length: the keyframe interval is the most
+/// frames between keyframes, and the segments are the fewest equal pieces within it that
+/// the workers share evenly. A 300-frame mix on two cores is four segments of 75, a
+/// 180-frame one two of 90, a 120-frame one two of 60 (one keyframe more than a single
+/// encoder would make; cutting at the interval instead, 128 + 52 frames, left one worker
+/// idle for most of the mix). When the length is not known in advance, segments are the
+/// keyframe interval long.
 ///
 /// With audio, the whole audio mix is made first (it costs little next to the video) and
 /// every worker replays its speaker highlight, which drives the highlight border and the
@@ -28,20 +34,44 @@ import ConferMedia
 /// Y4M the skip is a read. A worker holds at most two segments of compressed frames (one
 /// waiting to be written, one being made), so memory stays bounded however long the mix.
 enum MixSegments {
-    /// Workers for a mix, or 0 when the mix should be one stream: segments need an encoded
-    /// output, a keyframe interval, an automatic thread count (an explicit `--threads` asks
-    /// for one encoder with that many), the pipelined mode, and at least two segments and
-    /// two cores.
-    static func workers(options: MixOptions, codec: Codec?, expectedFrames: Int?, cores: Int) -> Int {
-        guard options.segmented, options.pipelined, codec != nil, options.threads == nil,
-              options.keyframeInterval > 0 else { return 0 }
-        var workers = min(cores, maximumWorkers)
-        if let expectedFrames {
-            let segments = (expectedFrames + options.keyframeInterval - 1) / options.keyframeInterval
-            workers = min(workers, segments)
-        }
-        return workers >= 2 ? workers : 0
+    /// How a mix is cut: `workers` threads, each segment `segmentFrames` long.
+    struct Plan: Equatable {
+        /// Worker threads, each with a composer and a one-thread encoder.
+        var workers: Int
+        /// Frames per segment (the last may be shorter): the distance between keyframes.
+        var segmentFrames: Int
     }
+
+    /// How to cut a mix, or nil when it should be one stream: segments need an encoded
+    /// output, a keyframe interval, an automatic thread count (an explicit `--threads` asks
+    /// for one encoder with that many), the pipelined mode, and room for two segments of
+    /// at least ``minimumSegmentFrames`` (or of the interval, if shorter) on two cores.
+    static func plan(options: MixOptions, codec: Codec?, expectedFrames: Int?, cores: Int) -> Plan? {
+        guard options.segmented, options.pipelined, codec != nil, options.threads == nil,
+              options.keyframeInterval > 0 else { return nil }
+        let interval = options.keyframeInterval
+        let available = min(cores, maximumWorkers)
+        guard let frames = expectedFrames else {
+            return available >= 2 ? Plan(workers: available, segmentFrames: interval) : nil
+        }
+        // Segments the interval requires, and the most the minimum length allows.
+        let required = (frames + interval - 1) / interval
+        let allowed = frames / min(minimumSegmentFrames, interval)
+        let workers = min(available, max(required, allowed))
+        guard workers >= 2 else { return nil }
+        // The fewest segments within the interval that the workers share evenly.
+        let segments = (required + workers - 1) / workers * workers
+        return Plan(workers: workers, segmentFrames: (frames + segments - 1) / segments)
+    }
+
+    /// Worker threads for a mix (0 for one stream); see ``plan(options:codec:expectedFrames:cores:)``.
+    static func workers(options: MixOptions, codec: Codec?, expectedFrames: Int?, cores: Int) -> Int {
+        plan(options: options, codec: codec, expectedFrames: expectedFrames, cores: cores)?.workers ?? 0
+    }
+
+    /// The shortest segment a mix is cut into for the workers' sake: each costs a keyframe,
+    /// and at 30 fps 48 frames (1.6 s) keep that within what rate control absorbs.
+    static let minimumSegmentFrames = 48
 
     /// At most this many workers: each holds an encoder and a composer (tens of MB at 720p).
     static let maximumWorkers = 8
@@ -52,7 +82,7 @@ enum MixSegments {
 
 /// One segment's encoded frames, reused from segment to segment.
 struct MixSegment: Sendable {
-    /// The segment's place in the output (its first frame is `index × keyframe interval`).
+    /// The segment's place in the output (its first frame is `index × segment length`).
     var index = 0
     /// The encoded frames; only the first ``count`` belong to this segment (the rest are
     /// buffers kept from earlier segments).
@@ -292,13 +322,14 @@ extension MixJob {
     /// composer; the others open the inputs here, so bad input fails before any work
     /// starts), each highlighting `speakers`, writing their segments in order to `sink` on
     /// this thread.
-    static func runSegmented(inputs: [String], options: MixOptions, codec: Codec, workers count: Int,
+    static func runSegmented(inputs: [String], options: MixOptions, codec: Codec, plan: MixSegments.Plan,
                              first: MixComposer, speakers: MixComposer.Speakers, sink: MixSink, total: Int?,
                              progress: (Int, Int?) -> Void) throws -> SegmentedRun {
         var settings = sink.encoderSettings
         settings.threads = 1
         // Each segment's encoder makes one keyframe, its first; the segments are cut at the interval.
         settings.keyframeInterval = 0
+        let count = plan.workers
         var composers = [first]
         for _ in 1..<count { composers.append(try MixComposer(inputs: inputs, options: options)) }
         for composer in composers { composer.speakers = speakers }
@@ -306,7 +337,7 @@ extension MixJob {
         let workerCount = MixSegmentWorkerCount.current
         let workers = composers.enumerated().map { worker, composer in
             MixSegmentWorker(composer: composer, board: board, worker: worker, workers: count,
-                             segmentFrames: options.keyframeInterval, codec: codec, settings: settings, count: workerCount)
+                             segmentFrames: plan.segmentFrames, codec: codec, settings: settings, count: workerCount)
         }
         for worker in workers { worker.start() }
         var consumerWait = Duration.zero

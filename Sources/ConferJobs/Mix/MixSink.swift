@@ -50,9 +50,12 @@ final class MixSink {
         let automatic = options.threads == nil && codec != nil && encodes
         initialThreads = !encodes ? 1 : options.threads
             ?? (codec == nil ? 1 : MixEncoderThreads.initial(probe: options.runningTasksProbe, realTime: options.realTimeProbe()))
+        // A file, not a network path: rate control that spends the target from the first
+        // frame, and no error resilience (it costs bits, and a file loses nothing).
         let settings = VideoEncoderSettings(width: options.width, height: options.height, frameRate: options.frameRate,
                                             bitrate: bitrate, threads: initialThreads, speed: options.speed,
-                                            errorResilient: true, keyframeInterval: options.keyframeInterval)
+                                            errorResilient: false, keyframeInterval: options.keyframeInterval,
+                                            rateControl: .file)
         self.settings = settings
         threadWatch = automatic && initialThreads > 1 ? MixEncoderThreads(probe: options.runningTasksProbe, realTime: options.realTimeProbe()) : nil
         encoder = encodes ? try codec.map { try AnyVideoEncoder(codec: $0, settings: settings) } : nil

@@ -5,8 +5,8 @@ import ConferMedia
 import ConferMixer
 @testable import ConferJobs
 
-/// Segment-parallel mixes: the stream cut at its keyframes, segments composed and encoded
-/// by several workers, written in order.
+/// Segment-parallel mixes: the stream cut into equal segments that start with keyframes,
+/// composed and encoded by several workers, written in order.
 @Suite struct MixSegmentTests {
     /// Four test-card clips of `frames` frames, 160×90, for a 320×180 grid.
     func clips(_ dir: TemporaryDirectory, frames: Int) throws -> [String] {
@@ -66,7 +66,7 @@ import ConferMixer
         }
     }
 
-    @Test func segmentsAreCutAtTheKeyframesAndWrittenInOrder() throws {
+    @Test func segmentsAreEqualStartWithKeyframesAndAreWrittenInOrder() throws {
         let dir = try TemporaryDirectory("mix-segments")
         let inputs = try clips(dir, frames: 35)
         let output = dir.file("grid.ivf")
@@ -75,17 +75,18 @@ import ConferMixer
             #expect(total == 35)
             progress.append(done)
         }
+        // 35 frames need four segments within the interval of 10; four of 9 share evenly.
         #expect(report.pipeline.segmentWorkers == 2)
-        #expect(report.pipeline.segments == 4)
+        #expect(report.pipeline.segments == 4 && report.pipeline.segmentFrames == 9)
         #expect(report.framesComposed == 35 && report.framesWritten + report.framesDropped == 35)
         #expect(report.compositor.copiedSlots == 4 * 35)
         #expect(report.inputs.map(\.framesRead) == [35, 35, 35, 35])
         #expect(report.keyframes == 4)
         #expect(progress == Array(1...35))
-        #expect(try keyframeIndices(of: output) == [0, 10, 20, 30])
+        #expect(try keyframeIndices(of: output) == [0, 9, 18, 27])
         try expectGridInOrder(output, frames: report.framesWritten)
 
-        // The same mix as one stream has its keyframes in the same places and about the same quality.
+        // The same mix as one stream, keyframes every 10 frames, has about the same quality.
         let single = dir.file("single.ivf")
         var one = options(keyframeInterval: 10, cores: 2)
         // One thread, as each segment's encoder has: automatic threads would depend on the machine's load.
@@ -105,11 +106,12 @@ import ConferMixer
         #expect(segmented > 30 && abs(segmented - whole) < 1.5, "\(segmented) dB against \(whole) dB")
     }
 
-    /// Three workers and a short last segment; and inputs that end exactly at a segment
-    /// boundary, where the worker whose segment starts there finds nothing to encode and says
-    /// the mix is over.
-    @Test(arguments: [(frames: 30, interval: 8, cores: 3, workers: 3, keyframes: [0, 8, 16, 24]),
-                      (frames: 20, interval: 10, cores: 4, workers: 2, keyframes: [0, 10])])
+    /// Three workers (four segments within the interval of 8, rounded up to six of 5 so all
+    /// three have two); two workers of four cores when the interval makes two segments; and
+    /// a short last segment.
+    @Test(arguments: [(frames: 30, interval: 8, cores: 3, workers: 3, keyframes: [0, 5, 10, 15, 20, 25]),
+                      (frames: 20, interval: 10, cores: 4, workers: 2, keyframes: [0, 10]),
+                      (frames: 29, interval: 8, cores: 2, workers: 2, keyframes: [0, 8, 16, 24])])
     func segmentPlans(frames: Int, interval: Int, cores: Int, workers: Int, keyframes: [Int]) throws {
         let dir = try TemporaryDirectory("mix-segment-plans")
         let inputs = try clips(dir, frames: frames)
@@ -126,8 +128,8 @@ import ConferMixer
         let inputs = try clips(dir, frames: 25)
         let output = dir.file("grid.h264")
         let report = try MixJob.run(inputs: inputs, output: output, options: options(codec: .h264, keyframeInterval: 10, cores: 2))
-        #expect(report.pipeline.segments == 3 && report.keyframes == 3)
-        #expect(try keyframeIndices(of: output) == [0, 10, 20])
+        #expect(report.pipeline.segments == 4 && report.keyframes == 4)
+        #expect(try keyframeIndices(of: output) == [0, 7, 14, 21])
         try expectGridInOrder(output, frames: 25)
     }
 
@@ -204,7 +206,7 @@ import ConferMixer
         }
         let (parallel, parallelMix) = try mix(segmented: true)
         let (whole, wholeMix) = try mix(segmented: false)
-        #expect(parallel.pipeline.segmentWorkers == 2 && parallel.pipeline.segments == 3)
+        #expect(parallel.pipeline.segmentWorkers == 2 && parallel.pipeline.segments == 4)
         #expect(whole.pipeline.segmentWorkers == 0)
         #expect(parallelMix == wholeMix && parallelMix.count > 3 * 96_000)
         #expect(parallel.audio?.speakerChanges == whole.audio?.speakerChanges)
@@ -236,6 +238,31 @@ import ConferMixer
         #expect(workers.running == 0)
     }
 
+    /// Segments are equal, within the interval, and as many for every worker, whatever the
+    /// mix's length; unknown lengths are cut at the interval.
+    @Test func segmentPlansShareTheWorkEvenly() {
+        func plan(frames: Int?, cores: Int = 2) -> MixSegments.Plan? {
+            MixSegments.plan(options: MixOptions(), codec: .vp8, expectedFrames: frames, cores: cores)
+        }
+        #expect(plan(frames: 120) == .init(workers: 2, segmentFrames: 60))
+        #expect(plan(frames: 180) == .init(workers: 2, segmentFrames: 90))
+        #expect(plan(frames: 300) == .init(workers: 2, segmentFrames: 75))
+        #expect(plan(frames: 1800) == .init(workers: 2, segmentFrames: 113))
+        #expect(plan(frames: 300, cores: 3) == .init(workers: 3, segmentFrames: 100))
+        #expect(plan(frames: nil) == .init(workers: 2, segmentFrames: 128))
+        #expect(plan(frames: 95) == nil)
+        for frames in [96, 121, 257, 599, 1800, 7777] {
+            for cores in [2, 3, 4, 8] {
+                guard let plan = plan(frames: frames, cores: cores) else { Issue.record("\(frames) frames, \(cores) cores"); continue }
+                let segments = (frames + plan.segmentFrames - 1) / plan.segmentFrames
+                #expect(plan.segmentFrames <= 128, "\(frames) frames, \(cores) cores")
+                #expect(plan.segmentFrames >= 48 || segments * 48 > frames, "\(frames) frames, \(cores) cores")
+                // Every worker gets the same number of segments, give or take the short last one.
+                #expect(segments % plan.workers == 0 || (segments + 1) % plan.workers == 0, "\(frames) frames, \(cores) cores: \(plan)")
+            }
+        }
+    }
+
     @Test func whenAMixIsOneStream() {
         func workers(_ change: (inout MixOptions) -> Void = { _ in }, codec: Codec? = .vp8, frames: Int? = 300,
                      cores: Int = 2) -> Int {
@@ -244,10 +271,13 @@ import ConferMixer
             return MixSegments.workers(options: options, codec: codec, expectedFrames: frames, cores: cores)
         }
         #expect(workers() == 2)
-        #expect(workers(cores: 4) == 3)  // three segments of 128 frames
+        // 300 frames need three segments of at most 128; four cores take four of 75.
+        #expect(workers(cores: 4) == 4)
+        // 120 frames: two of 60 (each at least 48 long), not one stream.
+        #expect(workers(frames: 120) == 2)
         #expect(workers(frames: nil, cores: 16) == MixSegments.maximumWorkers)
         #expect(workers(codec: nil) == 0)
-        #expect(workers(frames: 128) == 0)
+        #expect(workers(frames: 95) == 0)
         #expect(workers(cores: 1) == 0)
         #expect(workers { $0.threads = 2 } == 0)
         #expect(workers { $0.keyframeInterval = 0 } == 0)
