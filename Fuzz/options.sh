@@ -1,0 +1,21 @@
+# Sourced by Fuzz/run and Fuzz/campaign: how libFuzzer runs each target.
+# The pipeline targets decode their input into operations (datagrams, joins, stalls, lines of
+# a meeting); their seeds are scripts of hundreds of them, so they need room to keep and grow
+# long inputs, and -len_control=0 stops libFuzzer from first trying only short mutations
+# (at 4096 bytes and the default length control a 400 s run never grew past 8 bytes).
+pipeline_targets=" FuzzHostPipeline FuzzReceivePipeline FuzzVideoJitterBuffer FuzzRoomState FuzzCallSwitchboard "
+
+# fuzz_options TARGET: the length options for TARGET. Parsers get 4096 bytes or their largest
+# seed if that is longer (libFuzzer cuts every input, seeds too, to -max_len).
+fuzz_options() {
+  if [[ "$pipeline_targets" == *" $1 "* ]]; then
+    echo "-max_len=65536 -len_control=0"
+  else
+    local largest
+    largest=$(find "Seeds/$1" -type f -printf '%s\n' 2>/dev/null | sort -n | tail -n 1)
+    echo "-max_len=$(( ${largest:-0} > 4096 ? largest : 4096 ))"
+  fi
+}
+
+# The build both scripts use: fuzzer and address sanitizer, optimized (see Fuzz/run).
+fuzz_build_flags=(-c debug --manifest-cache none --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -O)
