@@ -1,17 +1,15 @@
 public import ConferMedia
 
 /// Settings every video encoder understands.
-/// What an encoder's constant-bitrate rate control is tuned for.
+/// What an encoder's rate control is tuned for.
 public enum VideoRateControl: String, Sendable, Hashable, Codable {
-    /// A network path (WebRTC's tuning): libvpx's buffer model starts below its optimal
-    /// level, so the first half second spends a little under the target while the path
-    /// settles; quantizers stop at 52 (VP8) or 56 (VP9), and frames may be dropped to hold
-    /// the rate when the encoder allows it.
+    /// A network path (WebRTC's tuning): constant bitrate over a buffer of about a second,
+    /// so the path sees a steady rate; quantizers stop at 52 (VP8) or 56 (VP9), and frames
+    /// may be dropped to hold the rate when the encoder allows it.
     case realTime
-    /// A file: every frame is encoded (none dropped), the buffer starts at its optimal
-    /// level so every stretch of the stream spends the target (a segment-parallel mix
-    /// restarts rate control at each segment), and libvpx's full quantizer range holds the
-    /// rate on hard pictures. x264 is the same in both.
+    /// A file: variable bitrate with libvpx's defaults (a 6 s buffer, quantizers 4…63), as
+    /// FFmpeg and GStreamer encode when asked for a bitrate, spending it where the picture
+    /// needs it; every frame is encoded. x264 is the same in both (ABR within a VBV).
     case file
 }
 
@@ -22,7 +20,7 @@ public struct VideoEncoderSettings: Sendable, Hashable, Codable {
     public var height: Int
     /// Frames per second the encoder is fed.
     public var frameRate: Double
-    /// Target bitrate in bits per second (constant bitrate).
+    /// Target bitrate in bits per second: held steady in real time, on average in a file.
     public var bitrate: Int
     /// Encoder threads (1 disables threading).
     public var threads: Int

@@ -4,7 +4,7 @@ internal import CVPX
 /// A real-time VP8 or VP9 encoder over libvpx, tuned the way WebRTC tunes it.
 ///
 /// One-pass constant-bitrate rate control with no look-ahead, WebRTC's quantizer range,
-/// under/overshoot and buffer model (1000 / 500 / 600 ms; a file starts at 600, see
+/// under/overshoot and buffer model (1000 / 500 / 600 ms; files: variable bitrate, see
 /// ``VideoRateControl``), keyframes only at the start, on
 /// request or every ``VideoEncoderSettings/keyframeInterval`` frames. For VP9 it adds row
 /// multithreading, tile columns by thread count and cyclic-refresh adaptive quantization.
@@ -112,25 +112,22 @@ public final class VPXEncoder: VideoEncoder {
         config.g_error_resilient = settings.errorResilient ? vpx_codec_er_flags_t(VPX_ERROR_RESILIENT_DEFAULT) : 0
         config.rc_target_bitrate = kilobits(settings.bitrate)
         config.rc_resize_allowed = 0
-        config.rc_end_usage = VPX_CBR
-        config.rc_undershoot_pct = 100
-        config.rc_overshoot_pct = 15
-        config.rc_buf_sz = bufferMs.size
-        config.rc_buf_optimal_sz = bufferMs.optimal
         switch settings.rateControl {
         case .realTime:
+            config.rc_end_usage = VPX_CBR
             config.rc_dropframe_thresh = allowsFrameDropping ? dropFrameThreshold : 0
             config.rc_min_quantizer = 2
             config.rc_max_quantizer = codec == .vp8 ? 52 : 56
+            config.rc_undershoot_pct = 100
+            config.rc_overshoot_pct = 15
+            config.rc_buf_sz = bufferMs.size
             config.rc_buf_initial_sz = bufferMs.initial
+            config.rc_buf_optimal_sz = bufferMs.optimal
         case .file:
-            // Every frame, within the bitrate: libvpx's full quantizer range (its defaults,
-            // which FFmpeg and GStreamer keep) holds the rate on hard pictures where
-            // WebRTC's cap at 52 would overshoot or drop.
+            // libvpx's defaults for the rest (quantizers 4…63, a 6 s buffer), as FFmpeg
+            // and GStreamer leave them; every frame is encoded.
+            config.rc_end_usage = VPX_VBR
             config.rc_dropframe_thresh = 0
-            config.rc_min_quantizer = 4
-            config.rc_max_quantizer = 63
-            config.rc_buf_initial_sz = bufferMs.optimal
         }
         if settings.keyframeInterval > 0 {
             config.kf_mode = VPX_KF_AUTO

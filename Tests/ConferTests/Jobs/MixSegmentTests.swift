@@ -123,6 +123,22 @@ import ConferMixer
         try expectGridInOrder(output, frames: frames)
     }
 
+    /// Segment workers encode for a file: at a bitrate far too low for the grid, every
+    /// frame is still encoded, where the real-time tuning of a one-stream mix drops frames.
+    @Test func segmentWorkersEncodeEveryFrame() throws {
+        let dir = try TemporaryDirectory("mix-segments-every-frame")
+        let inputs = try clips(dir, frames: 60)
+        var starved = options(keyframeInterval: 30, cores: 2)
+        starved.bitrateKbps = 10
+        let segmented = try MixJob.run(inputs: inputs, output: dir.file("segments.ivf"), options: starved)
+        #expect(segmented.pipeline.segmentWorkers == 2)
+        #expect(segmented.framesDropped == 0 && segmented.framesWritten == 60)
+        starved.threads = 1
+        let one = try MixJob.run(inputs: inputs, output: dir.file("one.ivf"), options: starved)
+        #expect(one.pipeline.segmentWorkers == 0)
+        #expect(one.framesDropped > 0, "the real-time tuning was expected to drop frames at 10 kbit/s")
+    }
+
     @Test func h264SegmentsMakeOneDecodableStream() throws {
         let dir = try TemporaryDirectory("mix-segments-h264")
         let inputs = try clips(dir, frames: 25)
