@@ -5,10 +5,10 @@ public import ConferMedia
 ///
 /// Each call takes one Annex-B access unit and, in low-delay mode, returns its picture at
 /// once. libavcodec decodes into buffers of a Confer ``FramePool`` (through `get_buffer2`),
-/// so the returned ``VideoFrame`` is the decoder's own picture, not a copy. After any error the decoder drops its state
-/// and skips access units (returning nil) until one with an IDR slice decodes cleanly, so
-/// a corrupt or missing frame never turns into smeared video; ``isAwaitingKeyframe`` tells
-/// the receiver when to ask the sender for one.
+/// so the returned ``VideoFrame`` is the decoder's own picture, not a copy. After any error
+/// the decoder drops its state and skips access units (returning nil) until one with an IDR
+/// slice decodes cleanly, so a corrupt or missing frame never turns into smeared video;
+/// ``isAwaitingKeyframe`` tells the receiver when to ask the sender for one.
 ///
 /// The decoder owns its `AVCodecContext`, `AVPacket`, `AVFrame` and input buffer, and frees
 /// them when it goes away.
@@ -35,7 +35,8 @@ public struct H264Decoder: ~Copyable, VideoDecoder {
     private var input: UnsafeMutablePointer<AVBufferRef>?
     // Lends pool buffers to libavcodec; the context points at it, so it lives as long.
     private let allocator: H264FrameAllocator
-    // Only for pictures outside the allocator's buffers (cropped from the top or left).
+    // Only for pictures the allocator cannot hand over as they are: cropped from the top or
+    // left, or still in a buffer of the size before a resolution change.
     private var copyPool: FramePool?
     private let poolCapacity: Int
     // NAL units that came without a slice (parameter sets, SEI), kept for the next picture.
