@@ -91,18 +91,6 @@ func packets(ofCompound bytes: [UInt8]) -> [[UInt8]] {
     }
 }
 
-/// The SplitMix the SRTP target keys its sessions with, so protected seeds authenticate.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 func packetSeeds(_ seeds: inout SeedWriter) {
     let calls = [("vp8", loopback(codec: .vp8)), ("vp9", loopback(codec: .vp9, seed: 12)), ("h264", loopback(codec: .h264, seed: 13))]
     func name(_ call: String, _ datagram: Sent, _ index: Int) -> String {
@@ -154,8 +142,7 @@ func packetSeeds(_ seeds: inout SeedWriter) {
     var srtp: [(String, [UInt8])] = []
     let plain = sample(calls[0].1, perKind: 1)
     for (profileIndex, profile) in profiles.enumerated() {
-        var random = SplitMix(state: 42)
-        let key = SRTPMasterKey.random(profile: profile, using: &random)
+        let key = fuzzSRTPKey(profile: profile)
         let outbound = try! SRTPSession(key: key, direction: .outbound)
         for (index, datagram) in plain.enumerated() where index % profiles.count == profileIndex || index < 2 {
             let rtcp = !datagram.isRTP
@@ -308,7 +295,7 @@ func signalSeeds(_ seeds: inout SeedWriter, server: [ServerMessage], callServer:
 func textSeeds(_ seeds: inout SeedWriter) {
     // SDES: each profile's a=crypto line (with and without a lifetime), key parameter and CLI form.
     var sdes: [(String, [UInt8])] = []
-    var random = SplitMix(state: 7)
+    var random = SeededRandom(seed: 7)
     for profile in SRTPProfile.allCases {
         let key = SRTPMasterKey.random(profile: profile, using: &random)
         sdes.append(("\(profile.rawValue)-attribute", Array(SDESCryptoAttribute(tag: 1, key: key).attributeLine.utf8)))
@@ -320,7 +307,7 @@ func textSeeds(_ seeds: inout SeedWriter) {
 
     // SDP: what Confer writes for each codec, with SRTP and without.
     var sdp: [(String, [UInt8])] = []
-    var keys = SplitMix(state: 8)
+    var keys = SeededRandom(seed: 8)
     for (codec, pt, channels, name) in [(Codec.opus, UInt8(111), 2, "opus"), (.vp8, 96, 1, "vp8"), (.vp9, 98, 1, "vp9"), (.h264, 102, 1, "h264")] {
         var description = SessionDescription(codec: codec, payloadType: pt, address: "127.0.0.1", port: 5004, channels: channels)
         sdp.append((name, Array(description.text.utf8)))

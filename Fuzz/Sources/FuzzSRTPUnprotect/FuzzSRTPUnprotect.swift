@@ -1,26 +1,15 @@
 import FuzzSupport
+import FuzzTraffic
 import ConferSRTP
 
 // One session per profile and direction for the whole run, as a receiver keeps them: the
 // fuzzer also explores replay windows and per-SSRC streams that earlier inputs created.
 // nonisolated(unsafe): libFuzzer calls the entry point from one thread only.
 nonisolated(unsafe) let sessions: [(inbound: SRTPSession, outbound: SRTPSession)] = SRTPProfile.allCases.map { profile in
-    var seed = SplitMix(state: 42)
-    let key = SRTPMasterKey.random(profile: profile, using: &seed)
+    let key = fuzzSRTPKey(profile: profile)
     return (try! SRTPSession(key: key, direction: .inbound), try! SRTPSession(key: key, direction: .outbound))
 }
 nonisolated(unsafe) var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096 + 64, alignment: 16)
-
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Hostile bytes as SRTP, SRTCP, and as RTP/RTCP to protect (headers with any CSRC count
 /// or extension length). The first byte picks profile and operation. Nothing may crash;
