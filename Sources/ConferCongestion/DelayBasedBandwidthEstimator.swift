@@ -29,6 +29,11 @@ public struct DelayBasedBandwidthEstimator: Sendable {
     public private(set) var rateControl: AIMDRateController
     private var lastSeenPacket: Timestamp?
 
+    /// How much one-way delay varies from one send group to the next
+    /// (``TrendlineEstimator/delayVariation``). A probe burst much shorter than this
+    /// measures the jitter instead of the path.
+    public var delayVariation: TimeDelta { TimeDelta(microseconds: Int64((trendline.delayVariation * 1000).rounded())) }
+
     /// An estimator starting at `startBitrate`, tuned by `trendline`.
     public init(
         startBitrate: DataRate, minimumBitrate: DataRate = .kilobitsPerSecond(5),

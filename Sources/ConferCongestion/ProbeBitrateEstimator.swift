@@ -7,7 +7,11 @@ import ConferMedia
 /// bytes (less the last packet's) over the send span and the receive rate its bytes (less
 /// the first packet's) over the receive span. The result is the smaller of the two; a
 /// receive rate below 90 % of the send rate means the burst hit the bottleneck, so the
-/// result is 95 % of the receive rate, just under capacity. Clusters whose spans are not
+/// result is 95 % of the receive rate, just under capacity — unless the receive span
+/// exceeds the send span by no more than the path's delay variation, which jitter alone
+/// explains: then the path carried the burst and the result is the send rate. (Bursts
+/// are sized to last many times that variation, see ``ProbeController``, so on a clean
+/// path the allowance is nil and on a jittery one a bottleneck still shows.) Clusters whose spans are not
 /// positive or longer than a second, or that received over twice as fast as they were
 /// sent, say nothing.
 struct ProbeBitrateEstimator: Sendable {
@@ -46,7 +50,7 @@ struct ProbeBitrateEstimator: Sendable {
 
     /// Adds an acknowledged probe packet; returns the cluster's measured rate once it has
     /// enough feedback.
-    mutating func add(_ packet: PacketFeedback) -> DataRate? {
+    mutating func add(_ packet: PacketFeedback, delayVariation: TimeDelta = .zero) -> DataRate? {
         guard let id = packet.probeClusterID,
               let slot = clusters.firstIndex(where: { $0?.cluster.id == id }), var aggregate = clusters[slot]
         else { return nil }
@@ -85,7 +89,9 @@ struct ProbeBitrateEstimator: Sendable {
               Double(receiveRate.bitsPerSecond) / Double(sendRate.bitsPerSecond) <= Self.maximumValidRatio
         else { return nil }
         var result = min(sendRate, receiveRate)
-        if Double(receiveRate.bitsPerSecond) < Self.minimumRatioForUnsaturatedLink * Double(sendRate.bitsPerSecond) {
+        if receiveInterval <= sendInterval + delayVariation {
+            result = sendRate
+        } else if Double(receiveRate.bitsPerSecond) < Self.minimumRatioForUnsaturatedLink * Double(sendRate.bitsPerSecond) {
             result = receiveRate * Self.targetUtilization
         }
         lastResult = result

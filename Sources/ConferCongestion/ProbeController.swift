@@ -22,18 +22,35 @@ public struct ProbeCluster: Hashable, Sendable, Codable {
     }
 }
 
-/// Decides when to probe (libwebrtc's `ProbeController`, start-up part only): at start,
-/// bursts at 3× and 6× the start rate; then, while results keep arriving, another at 2×
-/// the estimate each time the estimate exceeds 70 % of the last probe, until a second
-/// passes without such a result or the maximum rate is reached. This is what lets GCC
-/// find a link's capacity in a second or two instead of climbing at 8 % per second.
+/// Decides when to probe (libwebrtc's `ProbeController`, start-up part): at start, bursts
+/// at 3× and 6× the start rate; then, while results keep arriving, another at 2× the
+/// estimate each time the estimate exceeds 70 % of the last probe, until a second passes
+/// without such a result or the maximum rate is reached. This is what lets GCC find a
+/// link's capacity in a second or two instead of climbing at 8 % per second.
+///
+/// **Jitter.** A burst measures the path only if it lasts much longer than the path's
+/// delay varies: on a path whose delay varies by 10 ms from one packet group to the next,
+/// a 15 ms burst's receive span is mostly jitter, and queued packets behind a late one
+/// make it look slow (or bunch it up so it says nothing). So each burst lasts
+/// ``durationPerDelayVariation`` × the delay variation the delay-based side measured, from
+/// 15 ms to ``maximumProbeDuration``. The start-up bursts leave before anything is measured;
+/// when the path then shows more jitter than they were sized for, start-up probing runs
+/// again from the current estimate with bursts long enough (at most ``maximumRetries``
+/// times, and never once the path has shown a bottleneck), where libwebrtc would
+/// otherwise climb at 8 % per second.
 struct ProbeController: Sendable {
     static let initialScales = (3.0, 6.0)
     static let furtherScale = 2.0
     static let furtherThreshold = 0.7
     static let maxWaitForResult = TimeDelta.seconds(1)
     static let minimumProbeDuration = TimeDelta.milliseconds(15)
+    static let maximumProbeDuration = TimeDelta.milliseconds(300)
+    static let durationPerDelayVariation = 8.0
     static let minimumProbePackets = 5
+    static let maximumRetries = 2
+    /// How long after a round's first burst its results are taken to be in: a round trip
+    /// and the burst itself on any path where probing helps.
+    static let retryDelay = TimeDelta.milliseconds(400)
 
     private enum Phase { case initial, waiting, complete }
 
@@ -47,6 +64,11 @@ struct ProbeController: Sendable {
     /// Clusters waiting to be sent, oldest first (at most a few at any time).
     private var pending: [ProbeCluster] = []
     private(set) var clustersIssued = 0
+    /// How long the bursts of the last probing round were meant to last.
+    private var lastDuration = minimumProbeDuration
+    private var retries = 0
+    /// The path's delay variation as last measured (see ``DelayBasedBandwidthEstimator/delayVariation``).
+    var delayVariation = TimeDelta.zero
 
     init(enabled: Bool, startBitrate: DataRate, maximumBitrate: DataRate) {
         self.enabled = enabled
@@ -71,21 +93,55 @@ struct ProbeController: Sendable {
     /// The estimate moved to `estimate` at `now`: probe further while it keeps up with
     /// the probes.
     mutating func onEstimate(_ estimate: DataRate, at now: Timestamp) {
-        guard phase == .waiting else { return }
-        if now - lastProbeTime > Self.maxWaitForResult {
-            phase = .complete
-        } else if estimate > minimumToProbeFurther {
-            probe(at: now, rates: estimate * Self.furtherScale)
+        switch phase {
+        case .initial:
+            return
+        case .waiting:
+            if estimate > minimumToProbeFurther {
+                probe(at: now, rates: estimate * Self.furtherScale)
+            } else if burstsWereTooShort(at: now) {
+                retry(estimate, at: now)
+            } else if now - lastProbeTime > Self.maxWaitForResult {
+                phase = .complete
+            }
+        case .complete:
+            if burstsWereTooShort(at: now) { retry(estimate, at: now) }
         }
+    }
+
+    /// The path showed a bottleneck (the delay detector found overuse): what the estimate
+    /// lacks is not a longer burst, so start-up probing is not run again.
+    mutating func onOveruse() { retries = Self.maximumRetries }
+
+    /// Whether the last round's bursts, now that their feedback is in, turned out too short
+    /// for this path's jitter, so their results (or their absence) said little.
+    private func burstsWereTooShort(at now: Timestamp) -> Bool {
+        enabled && retries < Self.maximumRetries && pending.isEmpty && now - lastProbeTime >= Self.retryDelay
+            && probeDuration >= lastDuration * Int64(2)
+    }
+
+    /// Probes again from `estimate`, as at start-up, with bursts that outlast the jitter.
+    private mutating func retry(_ estimate: DataRate, at now: Timestamp) {
+        guard estimate < maximumBitrate else { return }
+        retries += 1
+        probe(at: now, rates: estimate * Self.initialScales.0, estimate * Self.initialScales.1)
+    }
+
+    /// How long a burst should last on this path.
+    var probeDuration: TimeDelta {
+        let scaled = TimeDelta(microseconds: Int64(Double(delayVariation.microseconds) * Self.durationPerDelayVariation))
+        return min(max(scaled, Self.minimumProbeDuration), Self.maximumProbeDuration)
     }
 
     private mutating func probe(at now: Timestamp, rates: DataRate...) {
         phase = .waiting
         lastProbeTime = now
+        let duration = probeDuration
+        lastDuration = duration
         for rate in rates {
             let capped = min(rate, maximumBitrate)
             guard pending.count < 4 else { break }
-            let bytes = Int(capped.bytes(in: Self.minimumProbeDuration).rounded(.up))
+            let bytes = Int(capped.bytes(in: duration).rounded(.up))
             pending.append(ProbeCluster(id: nextID, bitrate: capped, minimumPackets: Self.minimumProbePackets,
                                         minimumBytes: max(bytes, 1)))
             nextID += 1

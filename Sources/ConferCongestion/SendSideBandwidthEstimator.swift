@@ -70,6 +70,8 @@ public struct SendSideBandwidthEstimator: Sendable {
     static let transportFeedbackLifetime = TimeDelta.seconds(2)
     static let feedbackRTTWindow = 32
     static let maximumRTT = TimeDelta.seconds(60)
+    /// How far below the acknowledged throughput a low probe result may take the estimate.
+    static let probeDropThroughputFraction = 0.85
 
     /// The configuration in use.
     public let configuration: Configuration
@@ -126,6 +128,9 @@ public struct SendSideBandwidthEstimator: Sendable {
 
     /// The delay detector's current verdict.
     public var usage: BandwidthUsage { delayBased.usage }
+    /// How much the path's one-way delay varies between packet groups
+    /// (``TrendlineEstimator/delayVariation``).
+    public var delayVariation: TimeDelta { delayBased.delayVariation }
 
     // MARK: Inputs
 
@@ -174,17 +179,28 @@ public struct SendSideBandwidthEstimator: Sendable {
         acknowledged.update(feedback)
         var probeBitrate: DataRate?
         for packet in feedback where packet.probeClusterID != nil {
-            if let result = probeEstimator.add(packet) {
+            if let result = probeEstimator.add(packet, delayVariation: delayBased.delayVariation) {
                 probeBitrate = result
             }
         }
-        if probeBitrate != nil { probeResults += 1 }
+        if let result = probeBitrate {
+            probeResults += 1
+            // A burst that came back below the estimate takes it no lower than a little
+            // under what the receiver acknowledges (libwebrtc's
+            // `limit_probes_lower_than_throughput_estimate`): a single slow burst may be
+            // jitter, and a real bottleneck shows in the delay trend too.
+            if let acknowledged = acknowledged.bitrate {
+                probeBitrate = max(result, min(delayBased.bitrate, acknowledged * Self.probeDropThroughputFraction))
+            }
+        }
         if let result = delayBased.update(feedback, acknowledgedBitrate: acknowledged.bitrate,
                                           probeBitrate: probeBitrate, at: now) {
             if result.fromProbe { lossBased.setBitrate(result.bitrate, at: now) }
             lossBased.setDelayBasedLimit(result.bitrate, at: now)
         }
         lossBased.update(at: now)
+        if delayBased.usage == .overusing { probes.onOveruse() }
+        probes.delayVariation = delayBased.delayVariation
         probes.onEstimate(lossBased.bitrate, at: now)
     }
 

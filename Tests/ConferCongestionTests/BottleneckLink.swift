@@ -16,6 +16,9 @@ struct BottleneckLink {
         /// Drop-tail queue limit in bytes.
         var queueLimit = 64_000
         var oneWayDelay = TimeDelta.milliseconds(25)
+        /// Deviation of a normal variation of the forward delay (cut at ±3 deviations, never
+        /// below zero), order kept: a late packet holds back the ones behind it, as in netsim.
+        var jitter = TimeDelta.zero
         var randomLoss = 0.0
         var feedbackInterval = TimeDelta.milliseconds(100)
         var packetSize = 1200
@@ -53,6 +56,7 @@ struct BottleneckLink {
     private var queue: [(departure: Timestamp, size: Int)] = []
     private var queuedBytes = 0
     private var inFlight: [(arrival: Timestamp, sequence: Int64, sendTime: Timestamp)] = []
+    private var lastArrival = Timestamp.zero
     private(set) var remote = RemoteBitrateEstimator()
     /// REMB values the receiver sent, with their send times.
     private(set) var rembs: [(time: Timestamp, rate: DataRate)] = []
@@ -147,7 +151,14 @@ struct BottleneckLink {
         linkFreeAt = departure
         queue.append((departure, size))
         queuedBytes += size
-        inFlight.append((departure + settings.oneWayDelay, sequence, now))
+        var arrival = departure + settings.oneWayDelay
+        if settings.jitter > .zero {
+            let deviation = Double(settings.jitter.microseconds)
+            let offset = min(max(random.nextGaussian(deviation: deviation), -3 * deviation), 3 * deviation)
+            arrival = max(departure, arrival + TimeDelta(microseconds: Int64(offset)), lastArrival)
+            lastArrival = arrival
+        }
+        inFlight.append((arrival, sequence, now))
         sent.append(SentPacket(sendTime: now, dropped: false, queueDelay: departure - now))
     }
 

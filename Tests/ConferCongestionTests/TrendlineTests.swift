@@ -5,8 +5,9 @@ import Testing
 @Suite struct TrendlineTests {
     /// Feeds `count` groups sent `spacing` apart whose one-way delay is `delay(i)` ms, and
     /// returns the state after each.
-    static func run(count: Int, spacing: TimeDelta, delay: (Int) -> Double) -> [BandwidthUsage] {
-        var trendline = TrendlineEstimator()
+    static func run(count: Int, spacing: TimeDelta, configuration: TrendlineEstimator.Configuration = .init(),
+                    delay: (Int) -> Double) -> [BandwidthUsage] {
+        var trendline = TrendlineEstimator(configuration: configuration)
         var states: [BandwidthUsage] = []
         var previousArrival = Timestamp.zero + .milliseconds(Int64(delay(0)))
         for i in 1 ..< count {
@@ -53,6 +54,72 @@ import Testing
         #expect(trendline.threshold == 6)
         #expect(trendline.modifiedTrend == 0)
         #expect(trendline.state == .normal)
+    }
+}
+
+/// Trendless jitter as netsim makes it (normal, order kept: a late frame holds back the
+/// ones behind it) against a queue that grows under the same jitter.
+@Suite struct TrendlineJitterTests {
+    /// One-way delays (ms) of frames sent every 33 ms: 40 ms, a normal variation of
+    /// `jitter` ms cut at ±3 deviations, order kept, plus `growth` ms more per frame.
+    static func delays(count: Int, jitter: Double, growth: Double = 0, seed: UInt64) -> [Double] {
+        var random = SeededRandom(seed: seed)
+        var delays: [Double] = []
+        var previousArrival = -Double.infinity
+        for i in 0 ..< count {
+            let send = 33 * Double(i)
+            let offset = min(max(random.nextGaussian(deviation: jitter), -3 * jitter), 3 * jitter)
+            let arrival = max(send + max(40 + offset + growth * Double(i), 0), previousArrival)
+            previousArrival = arrival
+            delays.append(arrival - send)
+        }
+        return delays
+    }
+
+    @Test(arguments: [1, 2, 3, 4, 5] as [UInt64])
+    func trendlessJitterIsNeverOveruse(seed: UInt64) {
+        // 20 ms of jitter for 60 s of 30 fps video.
+        let delays = Self.delays(count: 1800, jitter: 20, seed: seed)
+        let states = TrendlineTests.run(count: delays.count, spacing: .milliseconds(33)) { delays[$0] }
+        #expect(!states.contains(.overusing))
+    }
+
+    @Test func withoutTheJitterFloorTheSameJitterIsTakenForOveruse() {
+        // libwebrtc's detector (no floor) on the same paths: its threshold rests near 6 and
+        // the trend's jitter spikes cross it.
+        var libwebrtc = TrendlineEstimator.Configuration()
+        libwebrtc.jitterFloorGain = 0
+        var overuses = 0
+        for seed in 1 ... 5 as ClosedRange<UInt64> {
+            let delays = Self.delays(count: 1800, jitter: 20, seed: seed)
+            let states = TrendlineTests.run(count: delays.count, spacing: .milliseconds(33), configuration: libwebrtc) { delays[$0] }
+            overuses += states.indices.dropFirst().filter { states[$0] == .overusing && states[$0 - 1] != .overusing }.count
+        }
+        #expect(overuses >= 3)
+    }
+
+    @Test func theFloorFollowsTheMeasuredVariation() {
+        var trendline = TrendlineEstimator()
+        let delays = Self.delays(count: 600, jitter: 20, seed: 9)
+        var time = Timestamp.zero
+        for i in 1 ..< delays.count {
+            time += .milliseconds(33)
+            trendline.update(arrivalDelta: .seconds((33 + delays[i] - delays[i - 1]) / 1000), sendDelta: .milliseconds(33),
+                             arrivalTime: time)
+        }
+        #expect(trendline.delayVariation > 8 && trendline.delayVariation < 30)
+        #expect(trendline.threshold >= 0.75 * trendline.delayVariation - 1e-9)
+        #expect(trendline.threshold > 6)
+    }
+
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func aQueueGrowingUnderTheSameJitterIsStillOveruse(seed: UInt64) {
+        // A sender 15 % over capacity: 5 ms more queue every 33 ms frame.
+        let delays = Self.delays(count: 150, jitter: 20, growth: 5, seed: seed)
+        let states = TrendlineTests.run(count: delays.count, spacing: .milliseconds(33)) { delays[$0] }
+        let first = try? #require(states.firstIndex(of: .overusing))
+        // Within two seconds of frames.
+        #expect(first.map { $0 < 60 } == true)
     }
 }
 
