@@ -62,6 +62,10 @@ struct MeetingCommand: ParsableCommand {
     var report = "/tmp/confer-meeting/report.json"
     @Option(help: ArgumentHelp("The host kicks participant N at S seconds (repeatable).", valueName: "N@S"))
     var kick: [String] = []
+    @Option(help: ArgumentHelp(
+        "Participant N's own path (repeatable): bandwidth (kbit/s), delay, jitter (ms), loss (%), both ways or with up-/down-, e.g. 9:down-bandwidth=300.",
+        valueName: "N:KEY=VALUE,…"))
+    var member: [String] = []
     @OptionGroup var outputOptions: OutputOptions
 
     func validate() throws {
@@ -69,6 +73,10 @@ struct MeetingCommand: ParsableCommand {
             throw ValidationError("--participants \(participants) but \(inputs.count) --inputs: give one or the other")
         }
         // --loss, --delay, --jitter and --bandwidth are checked by NetworkConditionOptions.
+        let count = inputs.isEmpty ? participants : inputs.count
+        for text in member where try MemberPathArgument(parsing: text).member > count {
+            throw ValidationError("--member \(text) names a participant beyond the \(count) in the meeting")
+        }
         try OptionCheck.bitrate(bitrate, in: 50 ... 50_000)
         let lowered = layout.lowercased()
         if !MixLayout.names.contains(lowered) && !["active-speaker", "picture-in-picture"].contains(lowered)
@@ -94,6 +102,13 @@ struct MeetingCommand: ParsableCommand {
                 throw ValidationError("--kick takes PARTICIPANT@SECONDS, e.g. 2@3.5 (got \(text))")
             }
             return (member: member - 1, at: .seconds(seconds))
+        }
+        for text in member {
+            let argument = try MemberPathArgument(parsing: text)
+            // Repeating a member adds to what it set before.
+            options.memberPaths[argument.member - 1] = argument.path(
+                uplink: options.memberPaths[argument.member - 1]?.uplink ?? uplink,
+                downlink: options.memberPaths[argument.member - 1]?.downlink ?? downlink)
         }
         try options.validate()
         return options
@@ -152,6 +167,11 @@ struct MeetingCommandReport: CommandReport {
         lines.append("  room: \(admitted) join requests approved by the host" + (left.isEmpty ? "" : "; left: " + left.joined(separator: ", ")))
         lines.append("  host: \(fixed(r.hostSendFrameRate, 1)) fps sent, keyframes \(r.host.keyFramesEncoded) "
                      + "for \(r.host.keyframeRequestsReceived) requests, audio encoders at most \(r.host.maximumAudioEncodersInUse)")
+        // The composite's size and frame rate second by second, when the size followed the bitrate.
+        if r.host.resolutionChanges > 0 {
+            let sizes = r.timeline.map { "\($0.compositeResolution)@\(Int($0.compositeFramesPerSecond))" }
+            lines.append("  composite encoded at (each second, size@fps): " + sizes.joined(separator: " "))
+        }
         var rows = [["member", "sends", "host gets", "up kB / lost", "down kB / lost", "streams v+a", "recv fps", "resolution",
                      "freezes", "audio pkt/s out / in", "speaking s (sched)"]]
         for m in r.members {

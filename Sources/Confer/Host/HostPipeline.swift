@@ -271,6 +271,8 @@ public final class HostPipeline {
         result.keyframeRequestsAbsorbed = video.throttle.requestsAbsorbed
         result.videoTargetBitrate = video.encoderBitrate
         result.videoBitrateChanges = video.bitrateChanges
+        (result.encodedWidth, result.encodedHeight) = video.encodedSize
+        result.resolutionChanges = video.ladder?.switches ?? 0
         result.audioFramesEncoded = audio.framesEncoded
         result.audioEncodersInUse = audio.encodersInUse
         result.maximumAudioEncodersInUse = audio.maximumEncodersInUse

@@ -47,6 +47,10 @@ public struct HostPipelineConfiguration: Sendable {
     public var threads: Int
     /// Whether the encoder's rate control may skip frames to hold the bitrate.
     public var allowsFrameDropping: Bool
+    /// Whether the composite is encoded smaller than the canvas while the bitrate is too
+    /// low for the canvas at full frame rate (``VideoResolutionLadder``); receivers scale it
+    /// to their views. Off: always the canvas, and the encoder drops frames instead.
+    public var adaptsResolution: Bool
     /// The largest datagram sent, SRTP tag included.
     public var maximumPacketSize: Int
     /// RTP sequence numbers, timestamp offsets and transport-wide sequence numbers start from it.
@@ -86,7 +90,8 @@ public struct HostPipelineConfiguration: Sendable {
                 startBitrate: Int? = nil, audioBitrate: Int = 32_000, audioFrameDuration: Int = 20,
                 keyframeRequestInterval: TimeDelta = .milliseconds(500), placeholderTimeout: TimeDelta = .seconds(1),
                 audioTimeout: TimeDelta = .milliseconds(300),
-                speed: Int = -8, threads: Int = 1, allowsFrameDropping: Bool = true, maximumPacketSize: Int = 1200,
+                speed: Int = -8, threads: Int = 1, allowsFrameDropping: Bool = true, adaptsResolution: Bool = true,
+                maximumPacketSize: Int = 1200,
                 seed: UInt64 = 1, videoSSRC: UInt32 = 0x4000_0001, rtxSSRC: UInt32 = 0x4000_0002,
                 audioSSRC: UInt32 = 0x5000_0001, videoPayloadType: UInt8 = 96, rtxPayloadType: UInt8 = 97,
                 audioPayloadType: UInt8 = 111, transportSequenceNumberID: UInt8 = 3, probesBandwidth: Bool = true,
@@ -109,6 +114,7 @@ public struct HostPipelineConfiguration: Sendable {
         self.speed = speed
         self.threads = threads
         self.allowsFrameDropping = allowsFrameDropping
+        self.adaptsResolution = adaptsResolution
         self.maximumPacketSize = maximumPacketSize
         self.seed = seed
         self.videoSSRC = videoSSRC

@@ -26,6 +26,12 @@ public struct HostPipelineStatistics: Sendable, Codable {
     public var videoTargetBitrate = 0
     /// How many times the composite's bitrate was changed.
     public var videoBitrateChanges = 0
+    /// The width the composite is encoded at now (the canvas's, or smaller while the bitrate is low).
+    public var encodedWidth = 0
+    /// The height the composite is encoded at now.
+    public var encodedHeight = 0
+    /// How many times the composite's encoded size changed with the bitrate.
+    public var resolutionChanges = 0
     /// Opus frames encoded: one per frame for all non-speaking listeners, one per speaker.
     public var audioFramesEncoded = 0
     /// Opus encoders that encoded the last frame.

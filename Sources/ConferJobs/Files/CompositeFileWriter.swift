@@ -13,6 +13,11 @@ package final class CompositeFileWriter {
     }
 
     private let sink: Sink
+    /// The raw file's picture size; a composite that arrived smaller (encoded below the
+    /// canvas while the bitrate was low) is scaled back up to it, as a display would.
+    private let width: Int
+    private let height: Int
+    private var upscalePool: FramePool?
     /// Frames (encoded or rendered) written so far.
     package private(set) var framesWritten = 0
 
@@ -20,6 +25,8 @@ package final class CompositeFileWriter {
     ///
     /// - Throws: a ``JobError`` when the extension cannot hold that codec, or the file's error.
     package init(path: String, codec: Codec, width: Int, height: Int, frameRate: Double) throws {
+        self.width = width
+        self.height = height
         switch fileExtension(path) {
         case "y4m":
             sink = .pictures(try VideoFileWriter(path: path, codec: nil, settings: VideoEncoderSettings(
@@ -46,7 +53,13 @@ package final class CompositeFileWriter {
     /// Writes a rendered picture (raw files only; ignored otherwise).
     package func write(picture: VideoFrame) throws {
         guard case .pictures(let writer) = sink else { return }
-        try writer.write(picture)
+        if picture.width != width || picture.height != height {
+            let pool = upscalePool ?? FramePool(layout: FrameLayout(width: width, height: height), capacity: 2)
+            upscalePool = pool
+            try writer.write(try VideoScaler(filter: .bilinear).scaled(picture, using: pool))
+        } else {
+            try writer.write(picture)
+        }
         framesWritten += 1
     }
 

@@ -79,12 +79,12 @@ final class MeetingMember {
         id = ParticipantID(UInt32(index + 1))
         self.camera = camera
         self.microphone = microphone
-        path = MeetingPath(uplink: options.uplink, downlink: options.downlink, seed: options.seed &+ UInt64(index) &* 0x1000_0001)
+        path = MeetingPath(uplink: options.uplink(of: index), downlink: options.downlink(of: index), seed: options.seed &+ UInt64(index) &* 0x1000_0001)
         // The keys the room handed out on admission, as a live member gets them.
         uplinkKey = options.srtp ? try SRTPMasterKey(profile: .aes128CmHmacSha1_80, keyingMaterial: grant.uplinkKey) : nil
         downlinkKey = options.srtp ? try SRTPMasterKey(profile: .aes128CmHmacSha1_80, keyingMaterial: grant.downlinkKey) : nil
         let base = UInt32(index) << 4
-        let lossPercent = Int((options.uplink.expectedLossRate * 100).rounded(.up))
+        let lossPercent = Int((options.uplink(of: index).expectedLossRate * 100).rounded(.up))
         let sendConfiguration = SendPipelineConfiguration(
             video: .init(codec: options.codec, width: camera.width, height: camera.height, frameRate: camera.frameRate,
                          maximumBitrate: options.cameraBitrate, minimumBitrate: min(50_000, options.cameraBitrate),

@@ -48,6 +48,14 @@ public struct MeetingOptions: Sendable {
     public var seed: UInt64
     /// Members the host kicks, by index from 0, and when.
     public var kicks: [(member: Int, at: TimeDelta)] = []
+    /// Paths that differ from ``uplink`` and ``downlink``, by member index from 0: one weak
+    /// member among good ones, say.
+    public var memberPaths: [Int: MeetingMemberPath] = [:]
+
+    /// The path from member `index` (from 0) to the host.
+    public func uplink(of index: Int) -> NetworkConditions { memberPaths[index]?.uplink ?? uplink }
+    /// The path from the host to member `index` (from 0).
+    public func downlink(of index: Int) -> NetworkConditions { memberPaths[index]?.downlink ?? downlink }
 
     /// A meeting of `participants` synthetic members for 10 s on a clean 25 ms path, a
     /// 1280×720 30 fps VP8 grid, SRTP on, a 120 draws/s renderer at 60 Hz.
@@ -86,6 +94,9 @@ public struct MeetingOptions: Sendable {
     /// Throws a ``JobError`` naming the first option out of range.
     public func validate() throws {
         guard (1 ... 64).contains(memberCount) else { throw JobError(.invalidOptions, "a meeting has 1…64 participants, not \(memberCount)") }
+        for index in memberPaths.keys where !(0 ..< memberCount).contains(index) {
+            throw JobError(.invalidOptions, "network conditions are given for participant \(index + 1): there are \(memberCount)")
+        }
         for kick in kicks where !(0 ..< memberCount).contains(kick.member) || kick.at < .zero {
             throw JobError(.invalidOptions, "a kick names participant \(kick.member + 1) at \(kick.at.seconds) s: there are \(memberCount)")
         }
@@ -104,5 +115,19 @@ public struct MeetingOptions: Sendable {
         guard drawBudget >= 1, (1 ... 480).contains(refreshRate) else {
             throw JobError(.invalidOptions, "the renderer needs a budget of at least 1 draw/s and a refresh rate of 1…480 Hz")
         }
+    }
+}
+
+/// One member's own network conditions, each way.
+public struct MeetingMemberPath: Sendable, Equatable {
+    /// Member → host.
+    public var uplink: NetworkConditions
+    /// Host → member.
+    public var downlink: NetworkConditions
+
+    /// A path with these conditions.
+    public init(uplink: NetworkConditions, downlink: NetworkConditions) {
+        self.uplink = uplink
+        self.downlink = downlink
     }
 }

@@ -104,6 +104,20 @@ public struct MeetingReport: Codable, Sendable {
         public var compositeFramesPerSecond: Double
         /// Composite pictures participant 1 rendered in the last second.
         public var renderedFramesPerSecond: Double
+        /// The size the host encoded the composite at, at the end of the second ("WxH").
+        public var compositeResolution: String
+        /// The composite's target bitrate at the end of the second, in bit/s.
+        public var compositeBitrate: Int
+        /// Each member's reception over the last second, in member order.
+        public var members: [MemberSample]
+    }
+
+    /// One member's reception over one second of the timeline.
+    public struct MemberSample: Codable, Sendable {
+        /// Composite pictures the member rendered in the second.
+        public var framesPerSecond: Double
+        /// The size of the last picture it rendered ("WxH"; "0x0" before the first).
+        public var resolution: String
     }
 
     /// Participants.

@@ -32,6 +32,8 @@ final class MeetingRun {
     private var timeline: [MeetingReport.Sample] = []
     private var lastSampleHostFrames = 0
     private var lastSampleRendered = 0
+    /// Pictures each member had rendered at the last timeline sample.
+    private var lastSampleMemberFrames: [Int] = []
     private let session: MeetingSession
     /// Kicks still to come, earliest first.
     private var kicks: [(member: Int, at: Timestamp)]
@@ -218,12 +220,24 @@ final class MeetingRun {
 
     private func sample() {
         session.tick(at: now)
-        let hostFrames = host.statistics.videoFramesSent
+        let statistics = host.statistics
+        let hostFrames = statistics.videoFramesSent
         let rendered = members[0].reception.framesRendered
+        if lastSampleMemberFrames.count != members.count { lastSampleMemberFrames = Array(repeating: 0, count: members.count) }
+        var memberSamples: [MeetingReport.MemberSample] = []
+        for (index, member) in members.enumerated() {
+            let frames = member.reception.framesRendered
+            memberSamples.append(MeetingReport.MemberSample(
+                framesPerSecond: Double(frames - lastSampleMemberFrames[index]),
+                resolution: "\(member.reception.width)x\(member.reception.height)"))
+            lastSampleMemberFrames[index] = frames
+        }
         timeline.append(MeetingReport.Sample(
             time: nextSample.seconds, activeSpeaker: host.activeSpeaker.map { Int($0.rawValue) },
             compositeFramesPerSecond: Double(hostFrames - lastSampleHostFrames),
-            renderedFramesPerSecond: Double(rendered - lastSampleRendered)))
+            renderedFramesPerSecond: Double(rendered - lastSampleRendered),
+            compositeResolution: "\(statistics.encodedWidth)x\(statistics.encodedHeight)",
+            compositeBitrate: statistics.videoTargetBitrate, members: memberSamples))
         lastSampleHostFrames = hostFrames
         lastSampleRendered = rendered
         nextSample = nextSample + .seconds(1)

@@ -82,6 +82,51 @@ import ConferNet
         #expect(nacks > 0)
     }
 
+    /// 20 ms of jitter on every path (the README's `--jitter 20`): each downlink's estimate
+    /// must not take trendless jitter for congestion, and while the estimates are still low
+    /// at the start the composite is encoded smaller instead of dropping frames. Before,
+    /// nine members received 9.1 fps here at 1280x720.
+    @Test func jitterKeepsTheCompositeAtFullFrameRate() throws {
+        let conditions = NetworkConditions(delay: .milliseconds(25), jitter: .normal(.milliseconds(20)))
+        let options = MeetingOptions(participants: 4, duration: .seconds(5), uplink: conditions, downlink: conditions,
+                                     cameraWidth: 320, cameraHeight: 180, cameraBitrate: 300_000, seed: 2)
+        let report = try Meeting.run(options: options)
+        #expect(report.hostSendFrameRate >= 28, "host sent \(report.hostSendFrameRate) fps")
+        #expect(report.host.videoFramesDroppedByEncoder <= 15)
+        // It started below the canvas at 300 kbit/s and climbed to it once the estimates had.
+        #expect(report.host.resolutionChanges >= 1)
+        #expect(report.host.encodedWidth == 1280 && report.host.encodedHeight == 720)
+        #expect(report.host.videoTargetBitrate >= 1_200_000)
+        for member in report.members {
+            #expect(member.receiveFrameRate >= 27, "member \(member.id): \(member.receiveFrameRate) fps")
+            #expect(member.receivedResolution == "1280x720", "member \(member.id)")
+            #expect(member.freezeCount == 0, "member \(member.id)")
+        }
+    }
+
+    /// One member behind a 250 kbit/s downlink: its estimate holds the single composite down
+    /// for everyone (per-receiver layers are not built yet), and the composite is encoded
+    /// smaller rather than dropping frames; the timeline shows it second by second.
+    @Test func aWeakMembersPathIsItsOwnAndTheCompositeShrinksToIt() throws {
+        var options = MeetingOptions(participants: 3, duration: .seconds(5), canvasWidth: 640, canvasHeight: 360,
+                                     cameraWidth: 320, cameraHeight: 180, cameraBitrate: 300_000, compositeBitrate: 1_000_000, seed: 4)
+        var weak = options.downlink
+        weak.bandwidth = 250_000
+        options.memberPaths[2] = MeetingMemberPath(uplink: options.uplink, downlink: weak)
+        let report = try Meeting.run(options: options)
+        // Its own path: capped (≤ 250 kbit/s over the run and the drain), the others not.
+        #expect(report.members[2].downlink.bytesDelivered <= 175_000)
+        #expect(report.downlinkConditions.bandwidth == nil)
+        #expect(report.host.videoTargetBitrate <= 250_000)
+        #expect(report.host.encodedWidth < 640)
+        #expect(report.hostSendFrameRate >= 25, "host sent \(report.hostSendFrameRate) fps")
+        #expect(report.timeline.count == 5 && report.timeline.allSatisfy { $0.members.count == 3 })
+        let last = try #require(report.timeline.last)
+        #expect(last.compositeResolution == "\(report.host.encodedWidth)x\(report.host.encodedHeight)")
+        #expect(last.members[0].resolution == last.compositeResolution)
+        #expect(last.members[0].framesPerSecond >= 25)
+    }
+
     /// Recorded cameras loop when they end; a recorded voice replaces the synthetic turns.
     @Test func recordedInputsTakePart() throws {
         let directory = try makeTemporaryDirectory()
@@ -141,6 +186,14 @@ import ConferNet
         #expect(options.memberCount == 9 && options.layout == .speaker)
         #expect(options.uplink.loss == 0.03 && options.downlink.loss == 0.03)
         #expect(options.canvasWidth == 640 && options.canvasHeight == 360)
+        // One member's own path, over the meeting's; a repeat adds to it.
+        let weak = try MeetingCommand.parse(["--participants", "9", "--jitter", "20", "--member", "9:down-bandwidth=300,up-loss=2",
+                                             "--member", "9:delay=80"]).meetingOptions()
+        #expect(weak.downlink(of: 8).bandwidth == 300_000 && weak.uplink(of: 8).bandwidth == nil)
+        #expect(weak.uplink(of: 8).loss == 0.02 && weak.downlink(of: 8).loss == 0)
+        #expect(weak.uplink(of: 8).delay == .milliseconds(80) && weak.downlink(of: 8).delay == .milliseconds(80))
+        #expect(weak.downlink(of: 8).jitter == .normal(.milliseconds(20)))
+        #expect(weak.downlink(of: 0) == weak.downlink && weak.memberPaths.count == 1)
         let files = try MeetingCommand.parse(["--inputs", "a.y4m", "b.y4m", "--audio-inputs", "a.wav"])
         #expect(files.inputs == ["a.y4m", "b.y4m"] && files.audioInputs == ["a.wav"])
     }
@@ -151,6 +204,12 @@ import ConferNet
         ["--participants", "3", "--inputs", "a.y4m", "b.y4m"],
         ["--bitrate", "5"],
         ["--codec", "av1"],
+        ["--member", "9:down-bandwidth=300"],
+        ["--member", "2:speed=3"],
+        ["--member", "2:loss=101"],
+        ["--member", "2"],
+        ["--member", "0:delay=10"],
+        ["--member", "2:delay=-5"],
     ])
     func rejectsABadCommandLine(arguments: [String]) {
         #expect(throws: (any Error).self) { try MeetingCommand.parse(arguments) }

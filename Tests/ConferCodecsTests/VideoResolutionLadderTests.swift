@@ -1,0 +1,66 @@
+import ConferCodecs
+import ConferMedia
+import Testing
+
+/// The resolution ladder in virtual time: down at once, up only after the bitrate has
+/// afforded the larger size, with margin, for a second without a break.
+@Suite struct VideoResolutionLadderTests {
+    @Test func stepsAndTheirBitratesFollowLibwebrtcsLimits() {
+        let ladder = VideoResolutionLadder(width: 1280, height: 720, frameRate: 30, startBitrate: 1_500_000)
+        #expect(ladder.steps.map { "\($0.width)x\($0.height)" } == ["1280x720", "960x540", "640x360", "480x270", "320x180"])
+        #expect(ladder.steps.map(\.minimumBitrate) == [900_000, 500_000, 300_000, 200_000, 0])
+        #expect(ladder.current.width == 1280)
+        // Half the frame rate needs half the bitrate; between table points it interpolates.
+        let fifteen = VideoResolutionLadder(width: 1280, height: 720, frameRate: 15, startBitrate: 0)
+        #expect(fifteen.steps[0].minimumBitrate == 450_000)
+        #expect(fifteen.current.width == 320)
+        let odd = VideoResolutionLadder(width: 800, height: 600, frameRate: 30, startBitrate: 0)
+        #expect(odd.steps[0].minimumBitrate > 300_000 && odd.steps[0].minimumBitrate < 500_000)
+        #expect(odd.steps.allSatisfy { $0.width % 2 == 0 && $0.height % 2 == 0 })
+        // A tiny canvas keeps only the sizes of at least 16 pixels, each once.
+        let tiny = VideoResolutionLadder(width: 32, height: 32, frameRate: 30, startBitrate: 0)
+        #expect(tiny.steps.map(\.width) == [32, 24, 16])
+    }
+
+    @Test func startsAtWhatTheStartBitrateAffordsAndClimbsOnceItHolds() {
+        var ladder = VideoResolutionLadder(width: 1280, height: 720, frameRate: 30, startBitrate: 300_000)
+        #expect(ladder.current.width == 640)
+        // The estimate jumps to 1.5 Mbit/s: 1280x720 needs 900 × 1.15 kbit/s, held for a second.
+        var time = Timestamp.zero
+        for _ in 0 ..< 31 {  // 33 ms … 1,023 ms: not yet a second since it was first afforded
+            time += .milliseconds(33)
+            #expect(ladder.update(bitrate: 1_500_000, at: time) == nil)
+        }
+        time += .milliseconds(33)
+        #expect(ladder.update(bitrate: 1_500_000, at: time)?.width == 1280)
+        #expect(ladder.switches == 1)
+        #expect(ladder.update(bitrate: 1_500_000, at: time + .milliseconds(33)) == nil)
+    }
+
+    @Test func aBreakRestartsTheHoldAndTheMarginKeepsASawingEstimateStill() {
+        var ladder = VideoResolutionLadder(width: 1280, height: 720, frameRate: 30, startBitrate: 600_000)
+        #expect(ladder.current.width == 960)
+        var time = Timestamp.zero
+        // Sawing between 950 and 1,100 kbit/s: 1280x720 needs 1,035 to switch up, and the
+        // dips below it keep restarting the hold.
+        for index in 0 ..< 300 {
+            time += .milliseconds(100)
+            let bitrate = index % 8 == 7 ? 950_000 : 1_100_000
+            #expect(ladder.update(bitrate: bitrate, at: time) == nil)
+        }
+        #expect(ladder.switches == 0)
+    }
+
+    @Test func fallsAtOnceToTheLargestAffordableSizeAndNeverBelowTheSmallest() {
+        var ladder = VideoResolutionLadder(width: 1280, height: 720, frameRate: 30, startBitrate: 2_000_000)
+        #expect(ladder.update(bitrate: 899_999, at: .seconds(1))?.width == 960)
+        #expect(ladder.update(bitrate: 250_000, at: .seconds(1.1))?.width == 480)
+        #expect(ladder.update(bitrate: 10_000, at: .seconds(1.2))?.width == 320)
+        #expect(ladder.update(bitrate: 1, at: .seconds(1.3)) == nil)
+        #expect(ladder.current.width == 320)
+        #expect(ladder.switches == 3)
+        // Back up to 640x360 (300 × 1.15 = 345 kbit/s) a second after it is afforded.
+        #expect(ladder.update(bitrate: 400_000, at: .seconds(2)) == nil)
+        #expect(ladder.update(bitrate: 400_000, at: .seconds(3))?.width == 640)
+    }
+}
