@@ -96,6 +96,18 @@ public struct VideoResolutionLadder: Hashable, Sendable {
         return current
     }
 
+    /// The least video bitrate (bit/s) worth sending for a picture shown `width` × `height`
+    /// at `frameRate`: what twice its pixels need (a sender's ladder then encodes a size at
+    /// or above the slot, never far above), and at least ``minimumSlotBitrate``. A host asks
+    /// each participant for this through REMB, so a small tile costs a small stream.
+    public static func bitrate(forShowing width: Int, height: Int, frameRate: Double) -> Int {
+        let needed = minimumBitrate(pixels: 2 * Double(max(width, 0) * max(height, 0))) * max(frameRate, 1) / 30
+        return max(Int(needed.rounded()), minimumSlotBitrate)
+    }
+
+    /// The floor of ``bitrate(forShowing:height:frameRate:)``: below it even a thumbnail looks broken.
+    public static let minimumSlotBitrate = 150_000
+
     /// The least bitrate `pixels` need at 30 frames per second.
     static func minimumBitrate(pixels: Double) -> Double {
         guard let last = limits.last else { return 0 }

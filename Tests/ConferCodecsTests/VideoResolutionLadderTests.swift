@@ -64,3 +64,45 @@ import Testing
         #expect(ladder.update(bitrate: 400_000, at: .seconds(3))?.width == 640)
     }
 }
+
+/// The encoder whose size follows the ladder: real libvpx, pictures always at full size in.
+@Suite struct ScalingVideoEncoderTests {
+    /// Encodes 2 s of 640×360 at `bitrate` for the first second and `later` after; returns
+    /// the decoded sizes in order and the encoder.
+    static func run(bitrate: Int, later: Int, adapts: Bool = true) throws -> (sizes: [String], encoder: ScalingVideoEncoder) {
+        let encoder = try ScalingVideoEncoder(
+            codec: .vp8, settings: VideoEncoderSettings(width: 640, height: 360, frameRate: 30, bitrate: bitrate, speed: -8,
+                                                       errorResilient: true),
+            adaptsResolution: adapts)
+        let decoder = try VPXDecoder(codec: .vp8)
+        var video = SyntheticVideo(width: 640, height: 360, noiseAmplitude: 4)
+        var output = EncodedFrame(codec: .vp8)
+        var sizes: [String] = []
+        for index in 0 ..< 75 {
+            if index == 30 { try encoder.setBitrate(later) }
+            let frame = video.frame(index)
+            guard try encoder.encode(frame, at: frame.timestamp, into: &output) else { continue }
+            if let picture = try decoder.decode(output) { sizes.append("\(picture.width)x\(picture.height)") }
+        }
+        return (sizes, encoder)
+    }
+
+    @Test func aLowBitrateEncodesSmallerAndARiseComesBackAfterTheHold() throws {
+        // 640×360 needs 300 kbit/s: at 150 it is encoded at 320×180 (480×270 needs 200).
+        let (sizes, encoder) = try Self.run(bitrate: 150_000, later: 600_000)
+        #expect(sizes.first == "320x180")
+        // At 1 s the bitrate rises; a second later the size follows, on a keyframe the decoder took.
+        #expect(sizes.prefix(60).allSatisfy { $0 == "320x180" })
+        #expect(sizes.last == "640x360")
+        #expect(sizes.count >= 70)
+        #expect(encoder.sizeChanges == 1)
+        #expect(encoder.encodedSize == (640, 360))
+    }
+
+    @Test func withoutTheLadderTheSizeIsFixed() throws {
+        let (sizes, encoder) = try Self.run(bitrate: 150_000, later: 600_000, adapts: false)
+        #expect(Set(sizes) == ["640x360"])
+        #expect(encoder.sizeChanges == 0)
+        #expect(encoder.ladder == nil)
+    }
+}

@@ -8,6 +8,7 @@
 //
 //   swift run -c release --package-path Benchmarks HostScale [--participants 4,9,16,25]
 //       [--content card,noise] [--threads 1,2] [--encoder-threads 1] [--seconds 10] [--clip-seconds 10]
+//       [--slot-sized]   (participants send the size and bitrate their tile asks for, not 640×360)
 import Foundation
 import HostScaleKit
 
@@ -18,6 +19,8 @@ struct Options {
     var encoderThreads = 1
     var seconds = 10.0
     var clipSeconds = 10.0
+    /// Participants send what their grid tile shows (the host's REMB per slot), not 640×360.
+    var slotSized = false
 
     init(_ arguments: [String]) {
         var i = 0
@@ -48,6 +51,7 @@ struct Options {
                 }
             case "--seconds": seconds = number(value())
             case "--clip-seconds": clipSeconds = number(value())
+            case "--slot-sized": slotSized = true
             default: fail("unknown argument \(arguments[i])")
             }
             i += 1
@@ -97,12 +101,17 @@ let frames = Int((options.seconds * HostScaleHost.frameRate).rounded())
 let clipFrames = Int((options.clipSeconds * HostScaleClips.frameRate).rounded())
 let warmUpFrames = 30
 
-emit("| participants | content | loop threads | encoder threads | media s | wall s | real-time factor (wall) | CPU s | CPU s per media s | reads on encoder thread | output kbit/s | load (1/5/15 min) |")
-emit("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+emit("| participants | content | participant streams | loop threads | encoder threads | media s | wall s | real-time factor (wall) | CPU s | CPU s per media s | reads on encoder thread | output kbit/s | load (1/5/15 min) |")
+emit("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
 for content in options.contents {
     log("encoding \(options.participants.max() ?? 0) \(content) clips of \(clipFrames) frames…")
-    let clips = try HostScaleClips(participants: options.participants.max() ?? 0, frames: clipFrames, content: content)
+    let shared = options.slotSized
+        ? nil : try HostScaleClips(participants: options.participants.max() ?? 0, frames: clipFrames, content: content)
     for participants in options.participants {
+        let slot = HostScaleClips.slotSized(participants: participants)
+        let clips = try shared ?? HostScaleClips(participants: participants, frames: clipFrames, content: content,
+                                                 size: slot.size, bitrate: slot.bitrate)
+        let streams = "\(clips.size.width)x\(clips.size.height)" + (shared == nil ? " @ \(slot.bitrate / 1000)k" : " @ 800k")
         for threads in options.threads {
             let host = try HostScaleHost(clips: clips, participants: participants, threads: threads,
                                          encoderThreads: options.encoderThreads)
@@ -118,7 +127,7 @@ for content in options.contents {
             let helped = Double(stats.readsOnConsumerThread - readsBefore) / Double(max(1, stats.reads - allReadsBefore))
             let kbps = Double(host.encodedBytes - bytesBefore) * 8 / media / 1000
             let figures: [String] = [
-                "\(participants)", content.rawValue, "\(threads)", "\(options.encoderThreads)", format(media, 1), format(wall, 2), format(media / wall, 2),
+                "\(participants)", content.rawValue, streams, "\(threads)", "\(options.encoderThreads)", format(media, 1), format(wall, 2), format(media / wall, 2),
                 format(cpu, 2), format(cpu / media, 2), format(helped * 100, 0) + " %", format(kbps, 0), loadAverage(),
             ]
             emit("| " + figures.joined(separator: " | ") + " |")

@@ -16,20 +16,24 @@ public enum HostScaleContent: String, Sendable, CaseIterable {
 /// N distinct VP8 640×360 30 fps streams, one per participant, each starting with its only
 /// keyframe, encoded realtime cpu-used 8 at 800 kbit/s the way a participant would send them.
 public struct HostScaleClips: Sendable {
-    /// Picture size and rate of every participant.
+    /// Picture size and rate of every participant's camera.
     public static let (width, height, frameRate) = (640, 360, 30.0)
+    /// The size the clips are encoded at (the camera's, or smaller for a small tile).
+    public let size: (width: Int, height: Int)
     /// Each participant's frames, in decode order.
     public let streams: [[EncodedFrame]]
     /// What they show.
     public let content: HostScaleContent
 
-    /// Encodes `participants` clips of `frames` frames each, two participants at a time.
-    public init(participants: Int, frames: Int, content: HostScaleContent) throws {
+    /// Encodes `participants` clips of `frames` frames each, two participants at a time, at
+    /// `size` and `bitrate` (the camera's full size at 800 kbit/s unless given).
+    public init(participants: Int, frames: Int, content: HostScaleContent,
+                size: (width: Int, height: Int) = (width, height), bitrate: Int = 800_000) throws {
         let results = Mutex([[EncodedFrame]?](repeating: nil, count: participants))
         let failure = Mutex<(any Error)?>(nil)
         DispatchQueue.concurrentPerform(iterations: participants) { i in
             do {
-                let stream = try Self.encode(participant: i, frames: frames, content: content)
+                let stream = try Self.encode(participant: i, frames: frames, content: content, size: size, bitrate: bitrate)
                 results.withLock { $0[i] = stream }
             } catch {
                 failure.withLock { $0 = error }
@@ -38,11 +42,26 @@ public struct HostScaleClips: Sendable {
         if let error = failure.withLock({ $0 }) { throw error }
         streams = results.withLock { $0.map { $0 ?? [] } }
         self.content = content
+        self.size = size
+    }
+
+    /// The size and bitrate a participant's 640×360 camera is asked for and encodes at
+    /// when the host shows it in one of `participants` grid tiles on a 1280×720 canvas:
+    /// the REMB a host with ``HostPipelineConfiguration/requestsSlotBitrates`` sends and
+    /// the step the camera's ``VideoResolutionLadder`` takes at that bitrate.
+    public static func slotSized(participants: Int) -> (size: (width: Int, height: Int), bitrate: Int) {
+        let columns = Int(Double(participants).squareRoot().rounded(.up))
+        let rows = (participants + columns - 1) / columns
+        let bitrate = VideoResolutionLadder.bitrate(forShowing: 1280 / columns, height: 720 / rows, frameRate: frameRate)
+        let step = VideoResolutionLadder(width: width, height: height, frameRate: frameRate, startBitrate: bitrate).current
+        return ((step.width, step.height), min(bitrate, 800_000))
     }
 
     /// Participant `index`'s clip: its own colour and motion (card) or its own texture (noise).
-    static func encode(participant index: Int, frames: Int, content: HostScaleContent) throws -> [EncodedFrame] {
-        let settings = VideoEncoderSettings(width: width, height: height, frameRate: frameRate, bitrate: 800_000,
+    static func encode(participant index: Int, frames: Int, content: HostScaleContent, size: (width: Int, height: Int),
+                       bitrate: Int) throws -> [EncodedFrame] {
+        let (width, height) = size
+        let settings = VideoEncoderSettings(width: width, height: height, frameRate: frameRate, bitrate: bitrate,
                                             threads: 1, speed: 8, errorResilient: true)
         let encoder = try VPXEncoder(codec: .vp8, settings: settings, allowsFrameDropping: false)
         var card = TestPatternSource(width: width, height: height, colorIndex: index, seed: UInt64(index + 1))

@@ -272,7 +272,7 @@ public final class HostPipeline {
         result.videoTargetBitrate = video.encoderBitrate
         result.videoBitrateChanges = video.bitrateChanges
         (result.encodedWidth, result.encodedHeight) = video.encodedSize
-        result.resolutionChanges = video.ladder?.switches ?? 0
+        result.resolutionChanges = video.sizeChanges
         result.audioFramesEncoded = audio.framesEncoded
         result.audioEncodersInUse = audio.encodersInUse
         result.maximumAudioEncodersInUse = audio.maximumEncodersInUse
@@ -365,7 +365,29 @@ public final class HostPipeline {
         videoFrameIndex += 1
         for participant in participants { sendProbes(to: participant.downlink, at: now) }
         try video.sendFrame(frame, at: frameTime, now: now, to: participants)
+        requestSlotBitrates()
     }
+
+    /// Asks each participant for what its slot shows (see
+    /// ``HostPipelineConfiguration/requestsSlotBitrates``); a REMB leaves only when the
+    /// slot's size changed (a join, a leave, a new speaker) and with receiver reports.
+    private func requestSlotBitrates() {
+        guard configuration.requestsSlotBitrates else { return }
+        let compositor = video.composer.compositor
+        for participant in participants where participant.sendsVideo {
+            let audio = participant.sendsAudio ? configuration.audioBitrate : 0
+            guard let rect = compositor.slotRect(of: participant.id) else {
+                // Off the canvas: keep the stream alive (a layout change can show it at once), at the least.
+                participant.receive.requestMaximumBitrate(Self.offCanvasBitrate + audio)
+                continue
+            }
+            let video = VideoResolutionLadder.bitrate(forShowing: rect.width, height: rect.height, frameRate: configuration.frameRate)
+            participant.receive.requestMaximumBitrate(video + audio)
+        }
+    }
+
+    /// What a participant the layout does not show is asked to send, video only.
+    static let offCanvasBitrate = 50_000
 
     /// Sends the probe packets due to `downlink` at `now`, taking the next cluster from its
     /// congestion controller when none is in progress.

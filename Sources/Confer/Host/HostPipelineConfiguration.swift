@@ -51,6 +51,12 @@ public struct HostPipelineConfiguration: Sendable {
     /// low for the canvas at full frame rate (``VideoResolutionLadder``); receivers scale it
     /// to their views. Off: always the canvas, and the encoder drops frames instead.
     public var adaptsResolution: Bool
+    /// Whether the host asks each participant (REMB) for no more than its slot shows:
+    /// ``VideoResolutionLadder/bitrate(forShowing:height:frameRate:)`` of its tile, the
+    /// least for a participant the layout leaves off the canvas (a limit above what one
+    /// sends anyway changes nothing). The participant's encoder then picks the
+    /// size that bitrate affords, so uplinks and the host's decoding follow the layout.
+    public var requestsSlotBitrates: Bool
     /// The largest datagram sent, SRTP tag included.
     public var maximumPacketSize: Int
     /// RTP sequence numbers, timestamp offsets and transport-wide sequence numbers start from it.
@@ -90,7 +96,7 @@ public struct HostPipelineConfiguration: Sendable {
                 startBitrate: Int? = nil, audioBitrate: Int = 32_000, audioFrameDuration: Int = 20,
                 keyframeRequestInterval: TimeDelta = .milliseconds(500), placeholderTimeout: TimeDelta = .seconds(1),
                 audioTimeout: TimeDelta = .milliseconds(300),
-                speed: Int = -8, threads: Int = 1, allowsFrameDropping: Bool = true, adaptsResolution: Bool = true,
+                speed: Int = -8, threads: Int = 1, allowsFrameDropping: Bool = true, adaptsResolution: Bool = true, requestsSlotBitrates: Bool = true,
                 maximumPacketSize: Int = 1200,
                 seed: UInt64 = 1, videoSSRC: UInt32 = 0x4000_0001, rtxSSRC: UInt32 = 0x4000_0002,
                 audioSSRC: UInt32 = 0x5000_0001, videoPayloadType: UInt8 = 96, rtxPayloadType: UInt8 = 97,
@@ -115,6 +121,7 @@ public struct HostPipelineConfiguration: Sendable {
         self.threads = threads
         self.allowsFrameDropping = allowsFrameDropping
         self.adaptsResolution = adaptsResolution
+        self.requestsSlotBitrates = requestsSlotBitrates
         self.maximumPacketSize = maximumPacketSize
         self.seed = seed
         self.videoSSRC = videoSSRC

@@ -16,14 +16,8 @@ import ConferSRTP
 final class HostPipelineVideo {
     let configuration: HostPipelineConfiguration
     var composer: HostComposer
-    private var encoder: AnyVideoEncoder
-    /// The size the composite is encoded at, following the bitrate (nil: always the canvas).
-    private(set) var ladder: VideoResolutionLadder?
-    /// Holds the canvas scaled to the ladder's step while that is smaller than the canvas.
-    private var scaledPool: FramePool?
-    private let scaler = VideoScaler(filter: .box)
-    /// The bitrate last asked for (clamped), which the ladder follows.
-    private var requestedBitrate: Int
+    /// Encodes the canvas at the size its bitrate affords.
+    private let encoder: ScalingVideoEncoder
     private(set) var packetizer: RTPPacketizer
     /// Writes padding-only probe packets on the RTX stream.
     private var rtxWriter: RTPPacketizer
@@ -75,14 +69,14 @@ final class HostPipelineVideo {
                 placeholderTimeout: configuration.placeholderTimeout),
             layoutKind: configuration.layout))
         encoderBitrate = configuration.effectiveStartBitrate
-        requestedBitrate = encoderBitrate
-        if configuration.adaptsResolution {
-            ladder = VideoResolutionLadder(width: configuration.width, height: configuration.height,
-                                           frameRate: configuration.frameRate, startBitrate: encoderBitrate)
-        }
-        let size = ladder.map { ($0.current.width, $0.current.height) } ?? (configuration.width, configuration.height)
-        encoder = try Self.makeEncoder(configuration, width: size.0, height: size.1, bitrate: encoderBitrate)
-        scaledPool = Self.pool(for: size, canvas: configuration)
+        let speed = configuration.codec == .vp8 ? -abs(configuration.speed) : configuration.speed
+        encoder = try ScalingVideoEncoder(
+            codec: configuration.codec,
+            settings: VideoEncoderSettings(
+                width: configuration.width, height: configuration.height, frameRate: configuration.frameRate,
+                bitrate: encoderBitrate, threads: configuration.threads, speed: speed, errorResilient: true,
+                keyframeInterval: 0),
+            allowsFrameDropping: configuration.allowsFrameDropping, adaptsResolution: configuration.adaptsResolution)
         packetizer = try RTPPacketizer(
             stream: configuration.codec, ssrc: configuration.videoSSRC, payloadType: configuration.videoPayloadType,
             random: &random, transportSequenceNumberID: configuration.transportSequenceNumberID, absoluteSendTimeID: nil,
@@ -109,35 +103,11 @@ final class HostPipelineVideo {
 
     deinit { packet.deallocate() }
 
-    /// The composite's encoder at `width` × `height`, starting at `bitrate`.
-    private static func makeEncoder(_ configuration: HostPipelineConfiguration, width: Int, height: Int,
-                                    bitrate: Int) throws -> AnyVideoEncoder {
-        let speed = configuration.codec == .vp8 ? -abs(configuration.speed) : configuration.speed
-        return try AnyVideoEncoder(
-            codec: configuration.codec,
-            settings: VideoEncoderSettings(
-                width: width, height: height, frameRate: configuration.frameRate,
-                bitrate: bitrate, threads: configuration.threads, speed: speed, errorResilient: true,
-                keyframeInterval: 0),
-            allowsFrameDropping: configuration.allowsFrameDropping)
-    }
-
-    /// Frames for the canvas scaled to `size`, or nil when that is the canvas.
-    private static func pool(for size: (Int, Int), canvas: HostPipelineConfiguration) -> FramePool? {
-        size == (canvas.width, canvas.height) ? nil : FramePool(layout: FrameLayout(width: size.0, height: size.1), capacity: 2)
-    }
-
-    /// Moves the encoder to the ladder's new step: a new encoder, whose first frame is a
-    /// keyframe (every receiver's decoder needs one at a new size anyway).
-    private func resize(to step: VideoResolutionLadder.Step) throws {
-        encoder = try Self.makeEncoder(configuration, width: step.width, height: step.height, bitrate: encoderBitrate)
-        scaledPool = Self.pool(for: (step.width, step.height), canvas: configuration)
-    }
-
     /// The size the composite is encoded at now.
-    var encodedSize: (width: Int, height: Int) {
-        ladder.map { ($0.current.width, $0.current.height) } ?? (configuration.width, configuration.height)
-    }
+    var encodedSize: (width: Int, height: Int) { encoder.encodedSize }
+
+    /// How many times the composite's encoded size changed.
+    var sizeChanges: Int { encoder.sizeChanges }
 
     /// Where the transport-wide sequence number sits in every composite and RTX packet.
     var transportSequenceOffset: Int? { packetizer.transportSequenceOffset }
@@ -147,14 +117,8 @@ final class HostPipelineVideo {
     func sendFrame(_ frame: Int, at frameTime: Timestamp, now: Timestamp, to participants: [HostPipelineParticipant]) throws {
         let canvas = try composer.compose(frame: frame, at: frameTime)
         framesComposed += 1
-        if var ladder {
-            let step = ladder.update(bitrate: requestedBitrate, at: now)
-            self.ladder = ladder
-            if let step { try resize(to: step) }
-        }
         if throttle.takeKeyframe(at: now) { encoder.requestKeyframe() }
-        let picture = try scaledPool.map { pool throws(YUVError) in try scaler.scaled(canvas, using: pool) } ?? canvas
-        guard try encoder.encode(picture, into: &encoded) else {
+        guard try encoder.encode(canvas, at: now, into: &encoded) else {
             framesDroppedByEncoder += 1
             return
         }
@@ -219,7 +183,6 @@ final class HostPipelineVideo {
     /// from the current one to matter.
     func setTargetBitrate(_ bitrate: Int) {
         let clamped = min(max(bitrate, configuration.minimumBitrate), configuration.maximumBitrate)
-        requestedBitrate = clamped
         guard abs(clamped - encoderBitrate) * 50 >= encoderBitrate else { return }   // 2 %
         guard (try? encoder.setBitrate(clamped)) != nil else { return }
         encoderBitrate = clamped

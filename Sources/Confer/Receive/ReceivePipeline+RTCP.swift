@@ -62,12 +62,14 @@ extension ReceivePipeline {
         if let block = video?.reception?.makeReportBlock(now: now) { blocks.append(block) }
         if let block = audio?.reception?.makeReportBlock(now: now) { blocks.append(block) }
         counters.receiverReportsSent += 1
-        sendControl([
+        var packets: [RTCPPacket] = [
             .receiverReport(RTCPReceiverReport(ssrc: configuration.ssrc, reportBlocks: blocks)),
             .sourceDescription(RTCPSourceDescription(ssrc: configuration.ssrc, cname: configuration.cname)),
             // RFC 3611 RRTR: the sender answers with a DLRR, from which this end measures the RTT.
             .extendedReport(RTCPExtendedReport(ssrc: configuration.ssrc,
                                                blocks: [.receiverReferenceTime(configuration.ntpClock.ntpTime(at: now))])),
-        ])
+        ]
+        if requestedMaximumBitrate != nil, let remb = maximumBitrateRequest { packets.append(remb) }
+        sendControl(packets)
     }
 }

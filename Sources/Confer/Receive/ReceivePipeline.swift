@@ -47,6 +47,8 @@ public final class ReceivePipeline {
     private let render: (ReceivedVideoFrame) -> Void
     var nextFeedback: Timestamp?
     var nextReport: Timestamp?
+    /// The most the sender should send, carried in REMB; nil: no limit asked.
+    private(set) var requestedMaximumBitrate: Int?
     package var counters = ReceivePipelineStatistics()
 
     static let controlBufferSize = 1500
@@ -244,6 +246,27 @@ public final class ReceivePipeline {
     /// delay with (measured by the app's own send side).
     public func setRoundTripTime(_ rtt: TimeDelta) {
         video?.updateRTT(rtt)
+    }
+
+    /// Asks the sender to send at most `bitsPerSecond` in all (RFC draft-alvestrand-rmcat-remb),
+    /// or lifts the limit with nil: sent at once when it changes and again with every
+    /// receiver report, so a lost one is repaired. A host asks each participant for what its
+    /// tile shows; the sender's ``ScalingVideoEncoder`` picks the size that bitrate affords.
+    public func requestMaximumBitrate(_ bitsPerSecond: Int?) {
+        let limit = bitsPerSecond.map { max($0, 1) }
+        guard limit != requestedMaximumBitrate else { return }
+        requestedMaximumBitrate = limit
+        if let remb = maximumBitrateRequest { sendControl([remb]) }
+        counters.maximumBitrateRequests += 1
+    }
+
+    /// The REMB carrying ``requestedMaximumBitrate`` for the streams heard; nil while no
+    /// limit is asked. (Lifting a limit is a REMB of zero, which the sender reads as none.)
+    var maximumBitrateRequest: RTCPPacket? {
+        let ssrcs = [video?.ssrc, audio?.ssrc].compactMap { $0 }
+        guard !ssrcs.isEmpty, counters.maximumBitrateRequests > 0 || requestedMaximumBitrate != nil else { return nil }
+        return .receiverEstimatedMaxBitrate(RTCPReceiverEstimatedMaxBitrate(
+            senderSSRC: configuration.ssrc, bitrate: UInt64(requestedMaximumBitrate ?? 0), ssrcs: ssrcs))
     }
 
     /// Counters and state now.

@@ -69,6 +69,8 @@ public struct ReceivePipelineStatistics: Sendable, Codable, Equatable {
     public var roundTripTimesMeasured = 0
     /// RTCP BYE packets naming a stream being received.
     public var goodbyesReceived = 0
+    /// Changes of the maximum bitrate asked of the sender (REMB sent at once).
+    public var maximumBitrateRequests = 0
     /// SRTP and SRTCP counters of what came in (nil without a key).
     public var srtp: SRTPStats?
     /// Frames the decoder rejected.

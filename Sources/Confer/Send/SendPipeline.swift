@@ -147,7 +147,7 @@ public final class SendPipeline {
 
     /// Counters and state now.
     public var statistics: SendPipelineStatistics {
-        var videoStatistics = video?.statistics
+        var videoStatistics = video?.currentStatistics
         if let history = video?.historyStatistics {
             videoStatistics?.retransmittedPacketsSent = history.retransmissionsSent
             videoStatistics?.retransmittedBytesSent = history.retransmittedBytesSent

@@ -35,6 +35,10 @@ public struct SendPipelineConfiguration: Sendable {
         public var keyframeInterval: Int
         /// Whether the encoder's rate control may skip frames to hold the bitrate.
         public var allowsFrameDropping: Bool
+        /// Whether the picture is encoded smaller than captured while the bitrate is too low
+        /// for its size at full frame rate (``ScalingVideoEncoder``): under a weak uplink, or
+        /// when the receiver's REMB asks for less (a host showing it in a small tile).
+        public var adaptsResolution: Bool
         /// The media stream's SSRC.
         public var ssrc: UInt32
         /// The media stream's payload type.
@@ -63,7 +67,7 @@ public struct SendPipelineConfiguration: Sendable {
         /// A `codec` stream of `width` × `height` at `frameRate`, at most `maximumBitrate`.
         public init(codec: Codec, width: Int, height: Int, frameRate: Double = 30, maximumBitrate: Int = 800_000,
                     startBitrate: Int? = nil, minimumBitrate: Int = 50_000, speed: Int = 8, threads: Int = 1, keyframeInterval: Int = 0,
-                    allowsFrameDropping: Bool = true, ssrc: UInt32 = 0x1000_0001, payloadType: UInt8 = 96,
+                    allowsFrameDropping: Bool = true, adaptsResolution: Bool = true, ssrc: UInt32 = 0x1000_0001, payloadType: UInt8 = 96,
                     rtxSSRC: UInt32 = 0x1000_0002, rtxPayloadType: UInt8 = 97,
                     minimumKeyframeInterval: TimeDelta = .milliseconds(300), historyCapacity: Int = 1024,
                     encodesFrames: Bool = true) {
@@ -78,6 +82,7 @@ public struct SendPipelineConfiguration: Sendable {
             self.threads = threads
             self.keyframeInterval = keyframeInterval
             self.allowsFrameDropping = allowsFrameDropping
+            self.adaptsResolution = adaptsResolution
             self.ssrc = ssrc
             self.payloadType = payloadType
             self.rtxSSRC = rtxSSRC

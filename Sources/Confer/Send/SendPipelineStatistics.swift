@@ -39,6 +39,12 @@ public struct VideoSendStatistics: Sendable, Hashable, Codable {
     public var targetBitrate = 0
     /// How many times the encoder's bitrate was changed.
     public var bitrateChanges = 0
+    /// The width pictures are encoded at now (the captured width, or less while the bitrate is low).
+    public var encodedWidth = 0
+    /// The height pictures are encoded at now.
+    public var encodedHeight = 0
+    /// How many times the encoded size changed with the bitrate.
+    public var sizeChanges = 0
 
     /// All counters at zero.
     public init() {}

@@ -8,7 +8,7 @@ import ConferJitter
 package final class SendPipelineVideoStream {
     let configuration: SendPipelineConfiguration.Video
     /// Nil when the app sends frames already encoded.
-    private let encoder: AnyVideoEncoder?
+    private let encoder: ScalingVideoEncoder?
     package private(set) var packetizer: RTPPacketizer
     /// Writes padding-only packets on the RTX stream (probes).
     private var rtxWriter: RTPPacketizer
@@ -54,7 +54,8 @@ package final class SendPipelineVideoStream {
             bitrate: configuration.effectiveStartBitrate, threads: configuration.threads, speed: configuration.speed,
             errorResilient: true, keyframeInterval: configuration.keyframeInterval)
         encoder = configuration.encodesFrames
-            ? try AnyVideoEncoder(codec: configuration.codec, settings: settings, allowsFrameDropping: configuration.allowsFrameDropping)
+            ? try ScalingVideoEncoder(codec: configuration.codec, settings: settings, allowsFrameDropping: configuration.allowsFrameDropping,
+                                      adaptsResolution: configuration.adaptsResolution)
             : nil
         encoderBitrate = configuration.effectiveStartBitrate
         packetizer = try RTPPacketizer(
@@ -86,7 +87,7 @@ package final class SendPipelineVideoStream {
             keyframePending = false
             requested = true
         }
-        guard try encoder.encode(frame, into: &encoded) else {
+        guard try encoder.encode(frame, at: now, into: &encoded) else {
             statistics.framesDroppedByEncoder += 1
             return
         }
@@ -187,6 +188,16 @@ package final class SendPipelineVideoStream {
         guard (try? encoder.setBitrate(clamped)) != nil else { return }
         encoderBitrate = clamped
         statistics.bitrateChanges += 1
+    }
+
+    /// The counters, with the encoder's current size.
+    var currentStatistics: VideoSendStatistics {
+        var result = statistics
+        if let encoder {
+            (result.encodedWidth, result.encodedHeight) = encoder.encodedSize
+            result.sizeChanges = encoder.sizeChanges
+        }
+        return result
     }
 
     /// The RTX history's counters.

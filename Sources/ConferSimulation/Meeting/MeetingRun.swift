@@ -257,7 +257,10 @@ final class MeetingRun {
             let atHost = hostStatistics.participants[member.id]
             return MeetingReport.Member(
                 id: Int(member.id.rawValue), video: member.camera.description, audio: member.microphone.description,
-                sentResolution: "\(member.camera.width)x\(member.camera.height)",
+                // The size the camera was last encoded at (smaller than captured while its
+                // bitrate, or the host's request for its tile, was low).
+                sentResolution: send.video.map { $0.encodedWidth > 0 ? "\($0.encodedWidth)x\($0.encodedHeight)" : nil }
+                    .flatMap { $0 } ?? "\(member.camera.width)x\(member.camera.height)",
                 framesSent: send.video?.framesSent ?? 0, sendBitrate: send.video?.targetBitrate ?? 0,
                 audioPacketsSentPerSecond: Double(send.audio?.packetsSent ?? 0) / seconds,
                 hostReceiveFrameRate: Double(atHost?.framesReceived ?? 0) / seconds,

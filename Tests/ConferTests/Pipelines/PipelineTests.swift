@@ -197,6 +197,42 @@ private func makeSender(_ out: Datagrams, audio: Bool = false, bitrate: Int = 30
         #expect(rendered >= 55)
     }
 
+    /// A receiver's maximum-bitrate request (what a host asks of a participant shown in a
+    /// small tile) goes out as REMB at once and with each report; the sender caps its target
+    /// at it and its encoder picks the size that affords.
+    @Test func aMaximumBitrateRequestReachesTheSenderAsREMB() throws {
+        let forward = Datagrams(), backward = Datagrams()
+        let sender = try SendPipeline(configuration: SendPipelineConfiguration(
+            video: .init(codec: .vp8, width: 640, height: 360, maximumBitrate: 800_000, startBitrate: 600_000, speed: -8),
+            probesBandwidth: false, seed: 5), output: forward.take)
+        let receiver = try ReceivePipeline(configuration: ReceivePipelineConfiguration(video: .init(codec: .vp8)),
+                                           output: backward.take, render: { _ in })
+        var source = TestPatternSource(width: 640, height: 360, colorIndex: 2)
+        var time = Timestamp.zero
+        var rembs: [UInt64] = []
+        for index in 0 ..< 90 {
+            time = .milliseconds(Int64(index) * 33)
+            if index == 10 { receiver.requestMaximumBitrate(200_000) }
+            if index == 11 { receiver.requestMaximumBitrate(200_000) }  // unchanged: nothing sent
+            var frame = source.next()
+            frame.timestamp = time
+            try sender.sendVideo(frame, at: time)
+            for bytes in forward.all { bytes.withUnsafeBytes { receiver.receive($0, at: time + .milliseconds(10)) } }
+            forward.clear()
+            receiver.poll(at: time + .milliseconds(10))
+            for case .receiverEstimatedMaxBitrate(let remb) in backward.rtcp { rembs.append(remb.bitrate) }
+            for bytes in backward.all { bytes.withUnsafeBytes { sender.receiveRTCP($0, at: time + .milliseconds(20)) } }
+            backward.clear()
+        }
+        #expect(receiver.statistics.maximumBitrateRequests == 1)
+        #expect(rembs.first == 200_000 && rembs.count >= 2 && rembs.allSatisfy { $0 == 200_000 })
+        let video = try #require(sender.statistics.video)
+        #expect(video.targetBitrate <= 200_000)
+        // 640×360 needs 300 kbit/s, 480×270 200: under a 200 kbit/s cap it is 480×270.
+        #expect(video.encodedWidth == 480 && video.encodedHeight == 270)
+        #expect(video.sizeChanges == 1)
+    }
+
     @Test func aLatePacketIsReportedInTheNextFeedback() throws {
         let backward = Datagrams()
         let receiver = try ReceivePipeline(configuration: ReceivePipelineConfiguration(video: .init(codec: .vp8)),

@@ -127,6 +127,25 @@ import ConferNet
         #expect(last.members[0].framesPerSecond >= 25)
     }
 
+    /// The host asks each participant for what its slot shows: on a 9-tile grid of a
+    /// 1280×720 canvas (426×240 tiles, 274 kbit/s asked) a 640×360 camera is encoded at
+    /// 480×270; in the speaker layout the speaker keeps its full size and the thumbnails
+    /// shrink. Uplinks follow the layout.
+    @Test(arguments: [MixLayout.grid, .speaker])
+    func participantsSendWhatTheirSlotShows(layout: MixLayout) throws {
+        let options = MeetingOptions(participants: layout == .grid ? 9 : 4, duration: .seconds(2.2), layout: layout, seed: 3)
+        let report = try Meeting.run(options: options)
+        #expect(report.hostSendFrameRate >= 25)
+        for member in report.members {
+            let expected = layout == .grid ? "480x270" : member.id == 1 ? "640x360" : "320x180"
+            #expect(member.sentResolution == expected, "member \(member.id) sent \(member.sentResolution)")
+            #expect(member.hostReceiveFrameRate >= 25, "member \(member.id): the host got \(member.hostReceiveFrameRate) fps")
+        }
+        if layout == .grid {
+            #expect(report.members.allSatisfy { $0.sendBitrate <= 300_000 })
+        }
+    }
+
     /// Recorded cameras loop when they end; a recorded voice replaces the synthetic turns.
     @Test func recordedInputsTakePart() throws {
         let directory = try makeTemporaryDirectory()

@@ -1,0 +1,93 @@
+public import ConferMedia
+
+/// A video encoder whose picture size follows its bitrate: pictures arrive at the full
+/// size and are encoded at the size a ``VideoResolutionLadder`` chooses for the bitrate,
+/// scaled down (libyuv box filter) while that is smaller. The composite and each
+/// participant's camera encode through one of these, so a falling bitrate costs
+/// sharpness before frame rate on both.
+///
+/// A size change replaces the encoder; the new one's first frame is a keyframe, which
+/// every receiver's decoder needs at a new size anyway. Receivers scale what they decode
+/// to their views, so nothing else changes for them.
+public final class ScalingVideoEncoder {
+    /// The full size and everything else the encoders are made with.
+    public let settings: VideoEncoderSettings
+    /// Whether rate control may still skip frames (below the smallest step it must).
+    public let allowsFrameDropping: Bool
+    private var encoder: AnyVideoEncoder
+    /// The sizes and the switching rules; nil when the size is fixed.
+    public private(set) var ladder: VideoResolutionLadder?
+    /// Pictures scaled to the ladder's step while that is smaller than the full size.
+    private var pool: FramePool?
+    private let scaler = VideoScaler(filter: .box)
+    /// The bitrate the encoder runs at, in bit/s.
+    public private(set) var bitrate: Int
+
+    /// An encoder for `settings` (its size is the full size, its bitrate the start),
+    /// following the bitrate with a ladder when `adaptsResolution`.
+    public init(codec: Codec, settings: VideoEncoderSettings, allowsFrameDropping: Bool = true,
+                adaptsResolution: Bool = true) throws {
+        self.settings = settings
+        self.allowsFrameDropping = allowsFrameDropping
+        bitrate = settings.bitrate
+        if adaptsResolution {
+            ladder = VideoResolutionLadder(width: settings.width, height: settings.height,
+                                           frameRate: settings.frameRate, startBitrate: settings.bitrate)
+        }
+        let size = ladder.map { ($0.current.width, $0.current.height) } ?? (settings.width, settings.height)
+        encoder = try Self.makeEncoder(codec: codec, settings: settings, size: size, bitrate: settings.bitrate,
+                                       allowsFrameDropping: allowsFrameDropping)
+        pool = Self.pool(for: size, full: settings)
+    }
+
+    /// The codec.
+    public var codec: Codec { encoder.codec }
+
+    /// The size pictures are encoded at now.
+    public var encodedSize: (width: Int, height: Int) {
+        ladder.map { ($0.current.width, $0.current.height) } ?? (settings.width, settings.height)
+    }
+
+    /// How many times the encoded size changed.
+    public var sizeChanges: Int { ladder?.switches ?? 0 }
+
+    /// Sets the target bitrate (bit/s); the size follows it from the next frame.
+    public func setBitrate(_ bitsPerSecond: Int) throws {
+        try encoder.setBitrate(bitsPerSecond)
+        bitrate = bitsPerSecond
+    }
+
+    /// Makes the next frame a keyframe.
+    public func requestKeyframe() { encoder.requestKeyframe() }
+
+    /// Encodes `frame` (at the full size), captured or composed at `now`, into `output`
+    /// at the size the bitrate affords; false when rate control skipped it.
+    public func encode(_ frame: VideoFrame, at now: Timestamp, into output: inout EncodedFrame) throws -> Bool {
+        if var ladder {
+            let step = ladder.update(bitrate: bitrate, at: now)
+            self.ladder = ladder
+            if let step {
+                let size = (step.width, step.height)
+                encoder = try Self.makeEncoder(codec: encoder.codec, settings: settings, size: size, bitrate: bitrate,
+                                               allowsFrameDropping: allowsFrameDropping)
+                pool = Self.pool(for: size, full: settings)
+            }
+        }
+        guard let pool else { return try encoder.encode(frame, into: &output) }
+        return try encoder.encode(try scaler.scaled(frame, using: pool), into: &output)
+    }
+
+    private static func makeEncoder(codec: Codec, settings: VideoEncoderSettings, size: (Int, Int), bitrate: Int,
+                                    allowsFrameDropping: Bool) throws -> AnyVideoEncoder {
+        var sized = settings
+        sized.width = size.0
+        sized.height = size.1
+        sized.bitrate = bitrate
+        return try AnyVideoEncoder(codec: codec, settings: sized, allowsFrameDropping: allowsFrameDropping)
+    }
+
+    /// Frames for pictures scaled to `size`, or nil when that is the full size.
+    private static func pool(for size: (Int, Int), full: VideoEncoderSettings) -> FramePool? {
+        size == (full.width, full.height) ? nil : FramePool(layout: FrameLayout(width: size.0, height: size.1), capacity: 2)
+    }
+}
