@@ -198,4 +198,20 @@ import Testing
         #expect(link.queueDelays(from: 10, to: 30).max()! < 150)
         #expect(ScenarioTests.mean(link.queueDelays(from: 20, to: 30)) < ScenarioTests.mean(link.queueDelays(from: 10, to: 20)) + 10)
     }
+
+    /// From a 300 kbit/s start to 80 % of a 2.5 Mbit/s link. Start-up probing finds 1.8
+    /// Mbit/s in 125 ms; the next burst (3.6 Mbit/s) shares the bottleneck with media sent
+    /// at 1.8 Mbit/s meanwhile, so it measures its share (1.69 Mbit/s), and from there the
+    /// rate climbs at 8 %/s: 2.7 s on a clean path, 0.6–3.9 s under 20 ms of jitter. (A pacer
+    /// that gives a burst the link to itself, as libwebrtc's does, is what would shorten it.)
+    @Test(arguments: [0, 20], [1, 2, 3] as [UInt64])
+    func rampsUpFromALowStartToATwoAndAHalfMegabitLink(jitter: Int, seed: UInt64) throws {
+        let capacity = DataRate.kilobitsPerSecond(2500)
+        var link = Self.link(capacity: capacity, jitter: jitter, seed: seed, maximum: .megabitsPerSecond(5))
+        link.run(until: .seconds(10))
+        let reached = try #require(link.targets.first { $0.rate >= capacity * 0.8 }?.time)
+        #expect(reached <= (jitter == 0 ? .seconds(3) : .seconds(5)), "80 % reached at \(reached)")
+        // And it settles below the link rather than above it.
+        #expect(ScenarioTests.mean(link.targets(from: 5, to: 10).map { Double($0.bitsPerSecond) }) < Double(capacity.bitsPerSecond))
+    }
 }
