@@ -200,10 +200,11 @@ import Testing
     }
 
     /// From a 300 kbit/s start to 80 % of a 2.5 Mbit/s link. Start-up probing finds 1.8
-    /// Mbit/s in 125 ms; the next burst (3.6 Mbit/s) shares the bottleneck with media sent
-    /// at 1.8 Mbit/s meanwhile, so it measures its share (1.69 Mbit/s), and from there the
-    /// rate climbs at 8 %/s: 2.7 s on a clean path, 0.6–3.9 s under 20 ms of jitter. (A pacer
-    /// that gives a burst the link to itself, as libwebrtc's does, is what would shorten it.)
+    /// Mbit/s in 125 ms; the next burst (3.6 Mbit/s) shares the bottleneck with this model's
+    /// media, sent untagged at 1.8 Mbit/s meanwhile, so it measures its share (1.69 Mbit/s),
+    /// and from there the rate climbs at 8 %/s: 2.7 s on a clean path, 0.6–3.9 s under 20 ms
+    /// of jitter. (The pipelines' transport tags media sent during a burst as part of it;
+    /// a pacer that gives a burst the link to itself, as libwebrtc's does, would do better.)
     @Test(arguments: [0, 20], [1, 2, 3] as [UInt64])
     func rampsUpFromALowStartToATwoAndAHalfMegabitLink(jitter: Int, seed: UInt64) throws {
         let capacity = DataRate.kilobitsPerSecond(2500)
