@@ -12,6 +12,7 @@
 #   Benchmarks/peers/meeting-networks.sh                      # this tree's release build
 #   CONFER=/path/to/old/confer Benchmarks/peers/meeting-networks.sh   # another build (a before figure)
 #   SEEDS="1 2" PARTICIPANTS=4 Benchmarks/peers/meeting-networks.sh
+#   ONLY="loss 3 %" Benchmarks/peers/meeting-networks.sh         # the rows whose network matches exactly
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 if [ -z "${CONFER:-}" ]; then
@@ -25,6 +26,7 @@ trap 'rm -rf "$work"' EXIT
 echo "| network | seed | host sends | slowest member receives | composite kbit/s (2–10 s) | last size | encoder drops | freezes | size changes |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 while IFS='|' read -r name args; do
+  [ -n "${ONLY:-}" ] && [ "$name" != "$ONLY" ] && continue
   for seed in $seeds; do
     # shellcheck disable=SC2086
     "$CONFER" meeting --participants "$n" --seed "$seed" $args -q -o "$work/c.ivf" --audio-out "$work/m.wav" \
@@ -35,15 +37,20 @@ r = json.load(open(sys.argv[1]))
 h = r["host"]
 slow = min(r["members"], key=lambda m: m["receiveFrameRate"])
 t = [s for s in r["timeline"] if s["time"] > 2]
-rate = sum(s.get("compositeBitrate", 0) for s in t) / max(len(t), 1) / 1000 if t and "compositeBitrate" in t[0] else h["videoTargetBitrate"] / 1000
+# Builds before the timeline had the composite's bitrate give only the target at the end (marked *).
+if t and "compositeBitrate" in t[0]:
+    rate = f'{sum(s["compositeBitrate"] for s in t) / len(t) / 1000:.0f}'
+else:
+    rate = f'{h["videoTargetBitrate"] / 1000:.0f}*'
 size = f'{h["encodedWidth"]}x{h["encodedHeight"]}' if "encodedWidth" in h else r["canvas"]
 freezes = sum(m["freezeCount"] for m in r["members"])
 print(f'| {sys.argv[2]} | {sys.argv[3]} | {r["hostSendFrameRate"]:.1f} fps | {slow["receiveFrameRate"]:.1f} fps (member {slow["id"]}) '
-      f'| {rate:.0f} | {size} | {h["videoFramesDroppedByEncoder"]} | {freezes} | {h.get("resolutionChanges", "–")} |')
+      f'| {rate} | {size} | {h["videoFramesDroppedByEncoder"]} | {freezes} | {h.get("resolutionChanges", "–")} |')
 PY
   done
 done <<EOF2
 clean|
+loss 3 %|--loss 3
 jitter 20 ms|--jitter 20
 jitter 30 ms|--jitter 30
 jitter 20 ms, loss 3 %|--jitter 20 --loss 3
