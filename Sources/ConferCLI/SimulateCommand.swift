@@ -39,6 +39,10 @@ struct SimulateCommand: ParsableCommand {
     var noNack = false
     @Flag(name: .customLong("no-fec"), help: "No Opus in-band forward error correction.")
     var noFEC = false
+    @Option(help: ArgumentHelp("Drop-tail queue limit of the bandwidth cap, in milliseconds of data (netsim's model).", valueName: "MS"))
+    var queue: Double = 200
+    @Flag(help: "Pace video packets at 2.5 × the bandwidth estimate instead of sending each frame as one burst.")
+    var pacing = false
     @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the received video (.y4m).", valueName: "RECEIVED.y4m"))
     var output: String
     @Option(help: ArgumentHelp("Where to write the received audio (.wav or .opus).", valueName: "RECEIVED.wav"))
@@ -53,15 +57,20 @@ struct SimulateCommand: ParsableCommand {
         try OptionCheck.bitrate(bitrate, in: 30 ... 100_000)
         if let duration, !(duration > 0 && duration <= 3600) { throw ValidationError("--duration must be between 0 and 3600 seconds") }
         if !codec.isVideo { throw ValidationError("--codec must be vp8, vp9 or h264") }
+        if !(queue >= 1 && queue <= 60_000) { throw ValidationError("--queue is in milliseconds, 1…60000") }
     }
 
     /// The simulation the options describe.
     var options: SimulationOptions {
         // The feedback path has the media path's delay but only its own loss.
         let backward = NetworkConditions(delay: network.delayTime, loss: feedbackLoss / 100)
-        return SimulationOptions(
-            codec: codec, forward: network.conditions(), backward: backward, seed: network.seed, nack: !noNack, fec: !noFEC,
+        var forward = network.conditions()
+        forward.queueLimit = .duration(milliseconds(queue))
+        var options = SimulationOptions(
+            codec: codec, forward: forward, backward: backward, seed: network.seed, nack: !noNack, fec: !noFEC,
             videoBitrate: bitrate.map { $0 * 1000 }, maximumDuration: duration.map { .seconds($0) })
+        options.pacing = pacing
+        return options
     }
 
     func run() throws {

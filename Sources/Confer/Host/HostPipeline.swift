@@ -199,6 +199,7 @@ public final class HostPipeline {
         advanceClock(to: now)
         for participant in participants {
             participant.receive.poll(at: now)
+            participant.downlink.transport.poll(at: now)
             sendProbes(to: participant.downlink, at: now)
         }
         try runAudioSteps(until: now)
@@ -221,6 +222,7 @@ public final class HostPipeline {
         for participant in participants {
             consider(participant.receive.nextPollTime)
             consider(participant.downlink.probe.nextSendTime)
+            consider(participant.downlink.transport.nextPacedSendTime)
             consider(participant.downlink.nextReport)
         }
         return next

@@ -79,6 +79,10 @@ public struct HostPipelineConfiguration: Sendable {
     /// Whether to probe each participant's path with padding bursts at the start, so its
     /// estimate reaches the path's capacity in a second or two.
     public var probesBandwidth: Bool
+    /// Whether composite packets leave each participant's transport at 2.5 × its estimate
+    /// (``Pacer``) rather than each frame as one burst. Audio, retransmissions and probes
+    /// are never held. Off by default for now (see ``SendPipelineConfiguration/paces``).
+    public var paces: Bool
     /// How long between sender reports to each participant.
     public var reportInterval: TimeDelta
     /// The CNAME in the host's SDES.
@@ -100,7 +104,7 @@ public struct HostPipelineConfiguration: Sendable {
                 maximumPacketSize: Int = 1200,
                 seed: UInt64 = 1, videoSSRC: UInt32 = 0x4000_0001, rtxSSRC: UInt32 = 0x4000_0002,
                 audioSSRC: UInt32 = 0x5000_0001, videoPayloadType: UInt8 = 96, rtxPayloadType: UInt8 = 97,
-                audioPayloadType: UInt8 = 111, transportSequenceNumberID: UInt8 = 3, probesBandwidth: Bool = true,
+                audioPayloadType: UInt8 = 111, transportSequenceNumberID: UInt8 = 3, probesBandwidth: Bool = true, paces: Bool = false,
                 reportInterval: TimeDelta = .seconds(1), cname: String = "confer-host",
                 ntpClock: NTPClockMapping = NTPClockMapping(unixTimeAtZero: .seconds(1_700_000_000)),
                 historyCapacity: Int = 1024, mixer: AudioMixerConfiguration = AudioMixerConfiguration()) {
@@ -132,6 +136,7 @@ public struct HostPipelineConfiguration: Sendable {
         self.audioPayloadType = audioPayloadType
         self.transportSequenceNumberID = transportSequenceNumberID
         self.probesBandwidth = probesBandwidth
+        self.paces = paces
         self.reportInterval = reportInterval
         self.cname = cname
         self.ntpClock = ntpClock

@@ -51,7 +51,7 @@ final class HostPipelineDownlink {
             maximumBitrate: .bitsPerSecond(Int64(host.maximumBitrate + audio)), probing: probing))
         transport = try SendPipelineTransport(
             maximumPacketSize: host.maximumPacketSize, srtpKey: participant.srtpKey, estimator: estimator,
-            firstTransportSequenceNumber: UInt16(truncatingIfNeeded: random.next()), output: output)
+            firstTransportSequenceNumber: UInt16(truncatingIfNeeded: random.next()), paces: host.paces, output: output)
         control = try SendPipelineControlInput(srtpKey: participant.srtpKey)
         audioPacketizer = try RTPPacketizer(
             stream: .opus, ssrc: host.audioSSRC, payloadType: host.audioPayloadType, random: &random,
@@ -72,7 +72,7 @@ final class HostPipelineDownlink {
     func sendVideo(_ packet: UnsafeRawBufferPointer, transportSequenceOffset: Int?, at now: Timestamp) {
         startReports(at: now)
         let size = transport.sendRTP(copying: packet, transportSequenceOffset: transportSequenceOffset,
-                                     absoluteSendTimeOffset: nil, at: now)
+                                     absoluteSendTimeOffset: nil, at: now, paced: true)
         guard size > 0 else { return }
         videoPacketsSent += 1
         videoBytesSent += size

@@ -121,6 +121,7 @@ public final class SendPipeline {
 
     /// Sends what is due at `now`: probe packets, and a sender report when its interval has passed.
     public func poll(at now: Timestamp) {
+        transport.poll(at: now)
         if nextReport != nil { sendProbes(at: now) }
         guard let due = nextReport, now >= due else { return }
         sendReport(at: now)
@@ -129,8 +130,7 @@ public final class SendPipeline {
 
     /// The next time ``poll(at:)`` has something to do, if any.
     public var nextPollTime: Timestamp? {
-        guard let probeTime = probe.nextSendTime else { return nextReport }
-        return min(probeTime, nextReport ?? probeTime)
+        [probe.nextSendTime, nextReport, transport.nextPacedSendTime].compactMap { $0 }.min()
     }
 
     /// The RTP timestamp a video frame captured at `time` is sent with (for matching what a

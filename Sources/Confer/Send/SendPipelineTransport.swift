@@ -35,20 +35,39 @@ final class SendPipelineTransport {
     /// Packets that could not be written or protected (never expected; counted, not sent).
     private(set) var sendFailures = 0
 
+    /// Spreads video packets at 2.5 × the estimate (nil: every packet leaves as written).
+    private var pacer: Pacer?
+    /// Video packets waiting for the pacer, one fixed slot of ``maximumRTPSize`` bytes each,
+    /// first in first out, with where their header extensions sit.
+    private let queueStorage: UnsafeMutableRawBufferPointer
+    private var queue: [(length: Int, transportOffset: Int?, sendTimeOffset: Int?)]
+    private var queueHead = 0
+    private var queueCount = 0
+    /// Bytes waiting for the pacer.
+    private(set) var queuedBytes = 0
+    /// Video packets that waited for the pacer.
+    private(set) var packetsPaced = 0
+    /// Video packets sent at once because the pacer's queue was full.
+    private(set) var pacerOverflows = 0
+
+    /// How many packets the pacer's queue holds: two seconds of a 2 Mbit/s stream.
+    static let queueSlots = 512
+
     /// Largest RTCP compound sent (sender reports for two streams, SDES).
     static let controlBufferSize = 1500
 
     convenience init(configuration: SendPipelineConfiguration, estimator: SendSideBandwidthEstimator,
                      firstTransportSequenceNumber: UInt16, output: @escaping (UnsafeRawBufferPointer) -> Void) throws {
         try self.init(maximumPacketSize: configuration.maximumPacketSize, srtpKey: configuration.srtpKey, estimator: estimator,
-                      firstTransportSequenceNumber: firstTransportSequenceNumber, output: output)
+                      firstTransportSequenceNumber: firstTransportSequenceNumber,
+                      paces: configuration.paces && configuration.adaptsBitrate, output: output)
     }
 
     /// A transport sending datagrams of at most `maximumPacketSize` bytes (SRTP tag
     /// included), protected with `srtpKey` if given. The compositing host makes one per
     /// participant (``HostPipeline``), the send pipeline one for its path.
     init(maximumPacketSize: Int, srtpKey: SRTPMasterKey?, estimator: SendSideBandwidthEstimator,
-         firstTransportSequenceNumber: UInt16, output: @escaping (UnsafeRawBufferPointer) -> Void) throws {
+         firstTransportSequenceNumber: UInt16, paces: Bool = false, output: @escaping (UnsafeRawBufferPointer) -> Void) throws {
         let tagSize = max(srtpKey?.profile.rtpOverhead ?? 0, srtpKey?.profile.rtcpOverhead ?? 0)
         maximumRTPSize = maximumPacketSize - (srtpKey?.profile.rtpOverhead ?? 0)
         guard maximumRTPSize >= 200 else {
@@ -62,11 +81,75 @@ final class SendPipelineTransport {
         srtp = outbound?.rtp
         srtcp = outbound?.rtcp
         self.output = output
+        pacer = paces ? Pacer(target: estimator.targetBitrate) : nil
+        // Allocated once, when pacing: the queue never grows.
+        queueStorage = .allocate(byteCount: paces ? Self.queueSlots * maximumRTPSize : 0, alignment: 16)
+        queue = paces ? Array(repeating: (0, nil, nil), count: Self.queueSlots) : []
     }
 
     deinit {
         buffer.deallocate()
         controlBuffer.deallocate()
+        queueStorage.deallocate()
+    }
+
+    /// Sends the RTP packet in the first `length` bytes of ``buffer`` when the pacer lets it
+    /// leave at `now`, else queues a copy for ``poll(at:)``; without pacing, sends it.
+    /// Returns the bytes sent or queued (0 when it could not be sent).
+    @discardableResult
+    func sendPaced(length: Int, transportSequenceOffset: Int?, absoluteSendTimeOffset: Int?, at now: Timestamp) -> Int {
+        guard var pacer else {
+            return sendRTP(length: length, transportSequenceOffset: transportSequenceOffset,
+                           absoluteSendTimeOffset: absoluteSendTimeOffset, at: now)
+        }
+        pacer.setTarget(estimator.targetBitrate, queuedBytes: queuedBytes + length, at: now)
+        if queueCount == 0, pacer.canSend(at: now) {
+            let size = sendRTP(length: length, transportSequenceOffset: transportSequenceOffset,
+                               absoluteSendTimeOffset: absoluteSendTimeOffset, at: now)
+            pacer.sent(size, at: now)
+            self.pacer = pacer
+            return size
+        }
+        self.pacer = pacer
+        guard queueCount < queue.count, length > 0, length <= maximumRTPSize else {
+            // Full (or a packet no slot holds): late is worse than a burst.
+            pacerOverflows += 1
+            let size = sendRTP(length: length, transportSequenceOffset: transportSequenceOffset,
+                               absoluteSendTimeOffset: absoluteSendTimeOffset, at: now)
+            self.pacer?.sent(size, at: now)
+            return size
+        }
+        let slot = (queueHead + queueCount) % queue.count
+        UnsafeMutableRawBufferPointer(rebasing: queueStorage[slot * maximumRTPSize ..< slot * maximumRTPSize + length])
+            .copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[0 ..< length]))
+        queue[slot] = (length, transportSequenceOffset, absoluteSendTimeOffset)
+        queueCount += 1
+        queuedBytes += length
+        packetsPaced += 1
+        return length
+    }
+
+    /// Sends the queued packets the pacer lets leave by `now`.
+    func poll(at now: Timestamp) {
+        guard var pacer, queueCount > 0 else { return }
+        pacer.setTarget(estimator.targetBitrate, queuedBytes: queuedBytes, at: now)
+        while queueCount > 0, pacer.canSend(at: now) {
+            let (length, transportOffset, sendTimeOffset) = queue[queueHead]
+            UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< length])
+                .copyMemory(from: UnsafeRawBufferPointer(rebasing: queueStorage[queueHead * maximumRTPSize ..< queueHead * maximumRTPSize + length]))
+            queueHead = (queueHead + 1) % queue.count
+            queueCount -= 1
+            queuedBytes -= length
+            let size = sendRTP(length: length, transportSequenceOffset: transportOffset, absoluteSendTimeOffset: sendTimeOffset, at: now)
+            pacer.sent(size, at: now)
+        }
+        self.pacer = pacer
+    }
+
+    /// When the next queued packet may leave; nil with nothing queued.
+    var nextPacedSendTime: Timestamp? {
+        guard queueCount > 0, let pacer else { return nil }
+        return pacer.earliestSendTime
     }
 
     /// Packetizes `frame` with `packetizer` into ``buffer`` and sends each packet as it is
@@ -75,7 +158,7 @@ final class SendPipelineTransport {
     ///
     /// - Returns: the packets and bytes sent.
     func send(_ frame: EncodedFrame, with packetizer: inout RTPPacketizer, rtpTimestamp: UInt32, captureTime: Timestamp,
-              maxPayloadSize: Int, at now: Timestamp,
+              maxPayloadSize: Int, at now: Timestamp, paced: Bool = false,
               written: (UnsafeRawBufferPointer) -> Void = { _ in }) throws(SendPipelineError) -> (packets: Int, bytes: Int) {
         let transportOffset = packetizer.transportSequenceOffset
         let sendTimeOffset = packetizer.absoluteSendTimeOffset
@@ -85,7 +168,11 @@ final class SendPipelineTransport {
             try packetizer.packetize(frame, rtpTimestamp: rtpTimestamp, captureTime: captureTime, maxPayloadSize: maxPayloadSize,
                                      into: buffer) { length in
                 written(UnsafeRawBufferPointer(rebasing: buffer[0 ..< length]))
-                sendRTP(length: length, transportSequenceOffset: transportOffset, absoluteSendTimeOffset: sendTimeOffset, at: now)
+                if paced {
+                    sendPaced(length: length, transportSequenceOffset: transportOffset, absoluteSendTimeOffset: sendTimeOffset, at: now)
+                } else {
+                    sendRTP(length: length, transportSequenceOffset: transportOffset, absoluteSendTimeOffset: sendTimeOffset, at: now)
+                }
                 sent.packets += 1
                 sent.bytes += length
             }
@@ -142,12 +229,16 @@ final class SendPipelineTransport {
     /// stamped and protected for each.
     @discardableResult
     func sendRTP(copying packet: UnsafeRawBufferPointer, transportSequenceOffset: Int?, absoluteSendTimeOffset: Int?,
-                 at now: Timestamp) -> Int {
+                 at now: Timestamp, paced: Bool = false) -> Int {
         guard packet.count <= maximumRTPSize else {
             sendFailures += 1
             return 0
         }
         UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< packet.count]).copyMemory(from: packet)
+        if paced {
+            return sendPaced(length: packet.count, transportSequenceOffset: transportSequenceOffset,
+                             absoluteSendTimeOffset: absoluteSendTimeOffset, at: now)
+        }
         return sendRTP(length: packet.count, transportSequenceOffset: transportSequenceOffset,
                        absoluteSendTimeOffset: absoluteSendTimeOffset, at: now)
     }

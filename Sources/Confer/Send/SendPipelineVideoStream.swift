@@ -125,7 +125,7 @@ package final class SendPipelineVideoStream {
         // Stored before SRTP protects it in place: RTX is protected on its own, and its
         // transport-wide sequence number is stamped afresh when it goes out.
         let sent = try transport.send(frame, with: &packetizer, rtpTimestamp: rtpTimestamp, captureTime: captureTime,
-                                      maxPayloadSize: maxPayloadSize, at: now) { packet in
+                                      maxPayloadSize: maxPayloadSize, at: now, paced: true) { packet in
             if let view = try? RTPPacketView(packet) { history.store(view, sentAt: now) }
         }
         statistics.packetsSent += sent.packets

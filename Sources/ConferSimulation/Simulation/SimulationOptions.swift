@@ -37,6 +37,8 @@ public struct SimulationOptions: Sendable {
     public var nack: Bool
     /// Whether Opus carries in-band FEC.
     public var fec: Bool
+    /// Whether the sender paces video packets (``SendPipelineConfiguration/paces``).
+    public var pacing = false
     /// The video bitrate to start at and never exceed, bits per second; nil picks one for the picture size.
     public var videoBitrate: Int?
     /// The Opus bitrate, bits per second.

@@ -40,6 +40,11 @@ public final class SimulationRecorder {
     public private(set) var framesOutOfOrder = 0
     /// Rendered frames whose picture size differed from the input's (not compared).
     public private(set) var framesMismatched = 0
+    /// Rendered frames that arrived smaller than the input (the sender encoded them smaller
+    /// while its bitrate was low) and were scaled up to it, as a display would, before
+    /// being written and scored.
+    public private(set) var framesScaled = 0
+    private var scalePool: FramePool?
 
     /// A recorder for `width` × `height` input that hands every output frame to `output`.
     public init(width: Int, height: Int, output: @escaping (VideoFrame) throws -> Void = { _ in }) {
@@ -58,6 +63,13 @@ public final class SimulationRecorder {
     /// The receiver rendered `frame`, the picture of input frame `captureIndex` captured at
     /// `captureTime`, at `renderTime`.
     public func rendered(_ frame: VideoFrame, captureIndex: Int, captureTime: Timestamp, renderTime: Timestamp) throws {
+        var frame = frame
+        if (frame.width, frame.height) != (black.width, black.height), frame.width <= black.width, frame.height <= black.height {
+            let pool = scalePool ?? FramePool(layout: FrameLayout(width: black.width, height: black.height), capacity: 4)
+            scalePool = pool
+            frame = try VideoScaler(filter: .bilinear).scaled(frame, using: pool)
+            framesScaled += 1
+        }
         endToEndDelays.append(renderTime - captureTime)
         guard captureIndex >= nextOutput else {
             framesOutOfOrder += 1

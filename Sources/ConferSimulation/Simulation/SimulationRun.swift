@@ -80,7 +80,7 @@ final class SimulationRun {
             audio: hasAudio ? .init(settings: AudioEncoderSettings(
                 channels: media.audioChannels, bitrate: options.audioBitrate, inbandFEC: options.fec,
                 expectedLossPercent: options.fec ? min(max(lossPercent, 1), 30) : 0)) : nil,
-            maximumPacketSize: options.maximumPacketSize, seed: options.seed)
+            maximumPacketSize: options.maximumPacketSize, paces: options.pacing, seed: options.seed)
         let network = self.network
         sender = try SendPipeline(configuration: senderConfiguration) { network.sendForward($0) }
         let queue = rendered

@@ -233,6 +233,41 @@ private func makeSender(_ out: Datagrams, audio: Bool = false, bitrate: Int = 30
         #expect(video.sizeChanges == 1)
     }
 
+    /// A keyframe's packets leave spread at 2.5 × the estimate, released by polls at
+    /// ``SendPipeline/nextPollTime``; without pacing they all leave in the call.
+    @Test(arguments: [true, false])
+    func aKeyframeIsPacedAtTwoAndAHalfTimesTheEstimate(paces: Bool) throws {
+        let out = Datagrams()
+        let sender = try SendPipeline(configuration: SendPipelineConfiguration(
+            video: .init(codec: .vp8, width: 640, height: 360, maximumBitrate: 400_000, startBitrate: 400_000, speed: -8,
+                         adaptsResolution: false),
+            probesBandwidth: false, paces: paces, seed: 5), output: out.take)
+        var source = NoisePatternSource(width: 640, height: 360, seed: 3)
+        try sender.sendVideo(source.next(), at: .zero)
+        let atOnce = out.rtp.count
+        var departures: [Timestamp] = Array(repeating: .zero, count: atOnce)
+        var now = Timestamp.zero
+        while let due = sender.nextPollTime, due < .seconds(1), out.rtp.count < 200 {
+            now = due
+            let before = out.rtp.count
+            sender.poll(at: now)
+            departures += Array(repeating: now, count: out.rtp.count - before)
+            if out.rtp.count == before, sender.nextPollTime == due { break }
+        }
+        let packets = out.rtp.filter { $0.header.ssrc == videoSSRC }
+        #expect(packets.count > 10, "a noisy keyframe is many packets")
+        let bytes = packets.reduce(0) { $0 + $1.payload.count + 12 }
+        if paces {
+            // The first leaves at once, the rest as the debt at 2.5 × 400 kbit/s is paid.
+            #expect(atOnce == 1)
+            let span = try #require(departures.last).seconds
+            let expected = Double(bytes - packets[0].payload.count) * 8 / 1_000_000
+            #expect(abs(span - expected) < 0.01 + expected * 0.05, "span \(span) s, expected \(expected) s")
+        } else {
+            #expect(atOnce == packets.count)
+        }
+    }
+
     @Test func aLatePacketIsReportedInTheNextFeedback() throws {
         let backward = Datagrams()
         let receiver = try ReceivePipeline(configuration: ReceivePipelineConfiguration(video: .init(codec: .vp8)),
