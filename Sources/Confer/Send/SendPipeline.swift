@@ -130,7 +130,11 @@ public final class SendPipeline {
 
     /// The next time ``poll(at:)`` has something to do, if any.
     public var nextPollTime: Timestamp? {
-        [probe.nextSendTime, nextReport, transport.nextPacedSendTime].compactMap { $0 }.min()
+        // Asked on every turn of a caller's loop: no array, no allocation.
+        var next = nextReport
+        if let probeTime = probe.nextSendTime { next = min(next ?? probeTime, probeTime) }
+        if let pacedTime = transport.nextPacedSendTime { next = min(next ?? pacedTime, pacedTime) }
+        return next
     }
 
     /// The RTP timestamp a video frame captured at `time` is sent with (for matching what a

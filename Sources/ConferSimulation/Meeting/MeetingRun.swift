@@ -259,8 +259,8 @@ final class MeetingRun {
                 id: Int(member.id.rawValue), video: member.camera.description, audio: member.microphone.description,
                 // The size the camera was last encoded at (smaller than captured while its
                 // bitrate, or the host's request for its tile, was low).
-                sentResolution: send.video.map { $0.encodedWidth > 0 ? "\($0.encodedWidth)x\($0.encodedHeight)" : nil }
-                    .flatMap { $0 } ?? "\(member.camera.width)x\(member.camera.height)",
+                sentResolution: send.video.flatMap { $0.encodedWidth > 0 ? "\($0.encodedWidth)x\($0.encodedHeight)" : nil }
+                    ?? "\(member.camera.width)x\(member.camera.height)",
                 framesSent: send.video?.framesSent ?? 0, sendBitrate: send.video?.targetBitrate ?? 0,
                 audioPacketsSentPerSecond: Double(send.audio?.packetsSent ?? 0) / seconds,
                 hostReceiveFrameRate: Double(atHost?.framesReceived ?? 0) / seconds,
