@@ -273,7 +273,9 @@ final class HostRun {
             require(seat.sent.senderReports == participant.rtcpPacketsSent,
                          "\(seat.sent.senderReports) sender reports sent, \(participant.rtcpPacketsSent) counted")
             let receive = participant.receive
+            // REMB: the host asks for what the participant's slot shows when that changes.
             let feedback = receive.transportFeedbackSent + receive.nacksSent + receive.keyframeRequestsSent + receive.receiverReportsSent
+                + receive.maximumBitrateRequests
             require(seat.sent.feedbackPackets <= feedback, "\(seat.sent.feedbackPackets) feedback compounds sent, \(feedback) counted")
             let values = [participant.videoBytesSent, participant.audioBytesSent, participant.retransmittedBytesSent,
                           participant.paddingBytesSent, participant.nacksReceived, participant.plisReceived,
