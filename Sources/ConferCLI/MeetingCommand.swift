@@ -46,6 +46,10 @@ struct MeetingCommand: ParsableCommand {
     var fps: Double = 30
     @Option(help: ArgumentHelp("The composite's bitrate ceiling in kbit/s.", valueName: "KBPS"))
     var bitrate = 1500
+    @Option(name: .customLong("temporal-layers"), help: ArgumentHelp(
+        "Temporal layers in the composite (1–3, VP8): participants on weak links get fewer, at a lower frame rate.",
+        valueName: "N"))
+    var temporalLayers = 1
     @Option(help: ArgumentHelp("Draws per second participant 1's display affords.", valueName: "N"))
     var budget = 120
     @Option(help: ArgumentHelp("Participant 1's display refresh rate in Hz.", valueName: "HZ"))
@@ -78,6 +82,12 @@ struct MeetingCommand: ParsableCommand {
             throw ValidationError("--member \(text) names a participant beyond the \(count) in the meeting")
         }
         try OptionCheck.bitrate(bitrate, in: 50 ... 50_000)
+        guard (1...3).contains(temporalLayers) else {
+            throw ValidationError("--temporal-layers \(temporalLayers) is outside 1…3")
+        }
+        if temporalLayers > 1 && codec != .vp8 {
+            throw ValidationError("--temporal-layers \(temporalLayers) needs --codec vp8 (VP9 and H.264 are encoded in one layer)")
+        }
         let lowered = layout.lowercased()
         if !MixLayout.names.contains(lowered) && !["active-speaker", "picture-in-picture"].contains(lowered)
             && !lowered.hasSuffix(".json") {
@@ -96,6 +106,7 @@ struct MeetingCommand: ParsableCommand {
             duration: .seconds(duration), uplink: uplink, downlink: downlink, layout: try MixLayout(argument: layout),
             codec: codec, canvasWidth: size.width, canvasHeight: size.height, frameRate: fps,
             compositeBitrate: bitrate * 1000, srtp: !noSRTP, drawBudget: budget, refreshRate: refresh, seed: network.seed)
+        options.temporalLayers = temporalLayers
         options.kicks = try kick.map { text in
             let parts = text.split(separator: "@")
             guard parts.count == 2, let member = Int(parts[0]), let seconds = Double(parts[1]), member >= 1, seconds >= 0 else {
@@ -171,6 +182,15 @@ struct MeetingCommandReport: CommandReport {
         if r.host.resolutionChanges > 0 {
             let sizes = r.timeline.map { "\($0.compositeResolution)@\(Int($0.compositeFramesPerSecond))" }
             lines.append("  composite encoded at (each second, size@fps): " + sizes.joined(separator: " "))
+        }
+        // Who got fewer temporal layers, second by second.
+        if r.timeline.contains(where: { $0.compositeLayers > 1 }) {
+            let reduced = r.timeline.map { sample in
+                let members = sample.members.enumerated().filter { $0.element.layers < sample.compositeLayers }
+                return members.isEmpty ? "-" : members.map { "\($0.offset + 1):\($0.element.layers)/\(sample.compositeLayers)" }
+                    .joined(separator: ",")
+            }
+            lines.append("  members given fewer temporal layers (each second, member:layers): " + reduced.joined(separator: " "))
         }
         var rows = [["member", "sends", "host gets", "up kB / lost", "down kB / lost", "streams v+a", "recv fps", "resolution",
                      "freezes", "audio pkt/s out / in", "speaking s (sched)"]]

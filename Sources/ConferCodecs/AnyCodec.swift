@@ -25,7 +25,15 @@ public final class AnyVideoEncoder {
     /// The settings in force (the bitrate follows ``setBitrate(_:)``).
     public var settings: VideoEncoderSettings { box.settings }
     /// Changes the target bitrate from the next frame on.
-    public func setBitrate(_ bitsPerSecond: Int) throws { try box.setBitrate(bitsPerSecond) }
+    public func setBitrate(_ bitsPerSecond: Int) throws { try box.setBitrate(bitsPerSecond, baseLayerShare: settings.baseLayerShare) }
+    /// Changes the target bitrate and the base temporal layer's share of it from the next frame on.
+    public func setBitrate(_ bitsPerSecond: Int, baseLayerShare: Double?) throws {
+        try box.setBitrate(bitsPerSecond, baseLayerShare: baseLayerShare)
+    }
+    /// Caps keyframes at about `bits` (nil: the encoder's own cap; x264 has none).
+    public func setKeyframeSizeLimit(_ bits: Int?) throws { try box.setKeyframeSizeLimit(bits) }
+    /// Changes the number of temporal layers from the next frame on (VP8; others ignore it).
+    public func setTemporalLayers(_ layers: Int) throws { try box.setTemporalLayers(layers) }
     /// Makes the next encoded frame a keyframe.
     public func requestKeyframe() { box.requestKeyframe() }
     /// Encodes `frame` into `output`, reusing its buffers; false when rate control dropped it.
@@ -65,7 +73,9 @@ public struct CodecConfigurationError: Error, Sendable, CustomStringConvertible 
 private protocol VideoEncoderBox: AnyObject {
     var codec: Codec { get }
     var settings: VideoEncoderSettings { get }
-    func setBitrate(_ bitsPerSecond: Int) throws
+    func setBitrate(_ bitsPerSecond: Int, baseLayerShare: Double?) throws
+    func setKeyframeSizeLimit(_ bits: Int?) throws
+    func setTemporalLayers(_ layers: Int) throws
     func requestKeyframe()
     func encode(_ frame: VideoFrame, into output: inout EncodedFrame) throws -> Bool
 }
@@ -75,7 +85,11 @@ private final class ConcreteVideoEncoder<E: VideoEncoder & ~Copyable>: VideoEnco
     init(_ encoder: consuming E) { self.encoder = encoder }
     var codec: Codec { encoder.codec }
     var settings: VideoEncoderSettings { encoder.settings }
-    func setBitrate(_ bitsPerSecond: Int) throws { try encoder.setBitrate(bitsPerSecond) }
+    func setBitrate(_ bitsPerSecond: Int, baseLayerShare: Double?) throws {
+        try encoder.setBitrate(bitsPerSecond, baseLayerShare: baseLayerShare)
+    }
+    func setKeyframeSizeLimit(_ bits: Int?) throws { try encoder.setKeyframeSizeLimit(bits) }
+    func setTemporalLayers(_ layers: Int) throws { try encoder.setTemporalLayers(layers) }
     func requestKeyframe() { encoder.requestKeyframe() }
     func encode(_ frame: VideoFrame, into output: inout EncodedFrame) throws -> Bool { try encoder.encode(frame, into: &output) }
 }

@@ -33,11 +33,18 @@ public struct VideoEncoderSettings: Sendable, Hashable, Codable {
     public var keyframeInterval: Int
     /// Real-time (the default) or file rate control.
     public var rateControl: VideoRateControl
+    /// Temporal layers, 1…3 (VP8 only; other codecs encode one). With two, every other
+    /// frame is an upper-layer frame nothing refers to; with three the pattern is
+    /// 0, 2, 1, 2 as in libwebrtc, so a forwarder can halve or quarter the frame rate.
+    public var temporalLayers: Int
+    /// The share of ``bitrate`` the base layer gets (0.1…0.9); nil for libwebrtc's
+    /// (60 % of two layers, 40 % of three). The middle layer of three gets a third of the rest.
+    public var baseLayerShare: Double?
 
     /// Settings for a `width` × `height` stream, real-time unless `rateControl` says otherwise.
     public init(width: Int, height: Int, frameRate: Double = 30, bitrate: Int = 800_000, threads: Int = 1,
                 speed: Int = 8, errorResilient: Bool = true, keyframeInterval: Int = 0,
-                rateControl: VideoRateControl = .realTime) {
+                rateControl: VideoRateControl = .realTime, temporalLayers: Int = 1, baseLayerShare: Double? = nil) {
         self.width = width
         self.height = height
         self.frameRate = frameRate
@@ -47,6 +54,24 @@ public struct VideoEncoderSettings: Sendable, Hashable, Codable {
         self.errorResilient = errorResilient
         self.keyframeInterval = keyframeInterval
         self.rateControl = rateControl
+        self.temporalLayers = temporalLayers
+        self.baseLayerShare = baseLayerShare
+    }
+
+    /// Each temporal layer's bitrate with the layers below it, in bit/s, lowest first
+    /// (one entry, ``bitrate``, without layers).
+    public var cumulativeLayerBitrates: [Int] {
+        let shares: [Double]
+        switch temporalLayers {
+        case 2:
+            shares = [min(max(baseLayerShare ?? 0.6, 0.1), 0.9), 1]
+        case 3:
+            let base = min(max(baseLayerShare ?? 0.4, 0.1), 0.9)
+            shares = [base, base + (1 - base) / 3, 1]
+        default:
+            shares = [1]
+        }
+        return shares.map { Int((Double(bitrate) * $0).rounded()) }
     }
 }
 
@@ -60,6 +85,15 @@ public protocol VideoEncoder: ~Copyable {
     var settings: VideoEncoderSettings { get }
     /// Changes the target bitrate while running; takes effect from the next frame.
     mutating func setBitrate(_ bitsPerSecond: Int) throws(Failure)
+    /// Changes the target bitrate and the base temporal layer's share of it (see
+    /// ``VideoEncoderSettings/baseLayerShare``); encoders without layers take the bitrate only.
+    mutating func setBitrate(_ bitsPerSecond: Int, baseLayerShare: Double?) throws(Failure)
+    /// Caps keyframes at about `bits` (nil: the encoder's own cap); encoders without such a
+    /// control ignore it.
+    mutating func setKeyframeSizeLimit(_ bits: Int?) throws(Failure)
+    /// Changes the number of temporal layers from the next frame on; encoders without
+    /// temporal layers ignore it.
+    mutating func setTemporalLayers(_ layers: Int) throws(Failure)
     /// Asks for the next encoded frame to be a keyframe.
     mutating func requestKeyframe()
     /// Encodes `frame` into `output`, reusing its buffers. Returns false when rate
@@ -68,6 +102,17 @@ public protocol VideoEncoder: ~Copyable {
 }
 
 extension VideoEncoder where Self: ~Copyable {
+    /// Takes the bitrate only: the encoder has no temporal layers.
+    public mutating func setBitrate(_ bitsPerSecond: Int, baseLayerShare: Double?) throws(Failure) {
+        try setBitrate(bitsPerSecond)
+    }
+
+    /// Ignores the limit: the encoder has no keyframe size control.
+    public mutating func setKeyframeSizeLimit(_ bits: Int?) throws(Failure) {}
+
+    /// Ignores it: the encoder makes one layer.
+    public mutating func setTemporalLayers(_ layers: Int) throws(Failure) {}
+
     /// Encodes `frame` into a new ``EncodedFrame``; nil when rate control dropped it.
     public mutating func encode(_ frame: VideoFrame) throws(Failure) -> EncodedFrame? {
         var output = EncodedFrame(codec: codec)

@@ -22,6 +22,8 @@ public final class ScalingVideoEncoder {
     private let scaler = VideoScaler(filter: .box)
     /// The bitrate the encoder runs at, in bit/s.
     public private(set) var bitrate: Int
+    /// The base temporal layer's share of ``bitrate`` (nil: the encoder's default).
+    public private(set) var baseLayerShare: Double?
 
     /// An encoder for `settings` (its size is the full size, its bitrate the start),
     /// following the bitrate with a ladder when `adaptsResolution`.
@@ -30,6 +32,7 @@ public final class ScalingVideoEncoder {
         self.settings = settings
         self.allowsFrameDropping = allowsFrameDropping
         bitrate = settings.bitrate
+        baseLayerShare = settings.baseLayerShare
         if adaptsResolution {
             ladder = VideoResolutionLadder(width: settings.width, height: settings.height,
                                            frameRate: settings.frameRate, startBitrate: settings.bitrate)
@@ -53,9 +56,33 @@ public final class ScalingVideoEncoder {
 
     /// Sets the target bitrate (bit/s); the size follows it from the next frame.
     public func setBitrate(_ bitsPerSecond: Int) throws {
-        try encoder.setBitrate(bitsPerSecond)
-        bitrate = bitsPerSecond
+        try setBitrate(bitsPerSecond, baseLayerShare: baseLayerShare)
     }
+
+    /// Sets the target bitrate (bit/s) and the base temporal layer's share of it.
+    public func setBitrate(_ bitsPerSecond: Int, baseLayerShare: Double?) throws {
+        try encoder.setBitrate(bitsPerSecond, baseLayerShare: baseLayerShare)
+        bitrate = bitsPerSecond
+        self.baseLayerShare = baseLayerShare
+    }
+
+    /// Caps keyframes at about `bits` (nil: the encoder's own cap), for this and later sizes.
+    public func setKeyframeSizeLimit(_ bits: Int?) throws {
+        try encoder.setKeyframeSizeLimit(bits)
+        keyframeSizeLimit = bits
+    }
+
+    /// Changes the number of temporal layers from the next frame on, for this and later sizes.
+    public func setTemporalLayers(_ layers: Int) throws {
+        try encoder.setTemporalLayers(layers)
+        temporalLayers = layers
+    }
+
+    /// The temporal layers encoded now.
+    public private(set) lazy var temporalLayers = settings.temporalLayers
+
+    /// The keyframe size cap asked for, in bits.
+    public private(set) var keyframeSizeLimit: Int?
 
     /// Makes the next frame a keyframe.
     public func requestKeyframe() { encoder.requestKeyframe() }
@@ -68,9 +95,13 @@ public final class ScalingVideoEncoder {
             self.ladder = ladder
             if let step {
                 let size = (step.width, step.height)
-                encoder = try Self.makeEncoder(codec: encoder.codec, settings: settings, size: size, bitrate: bitrate,
+                var current = settings
+                current.baseLayerShare = baseLayerShare
+                current.temporalLayers = temporalLayers
+                encoder = try Self.makeEncoder(codec: encoder.codec, settings: current, size: size, bitrate: bitrate,
                                                allowsFrameDropping: allowsFrameDropping)
                 pool = Self.pool(for: size, full: settings)
+                try encoder.setKeyframeSizeLimit(keyframeSizeLimit)
             }
         }
         guard let pool else { return try encoder.encode(frame, into: &output) }

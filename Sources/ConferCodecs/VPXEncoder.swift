@@ -33,8 +33,21 @@ public final class VPXEncoder: VideoEncoder {
     private var keyframePending = false
     private var pictureID: UInt16
     private var tl0PictureIndex: UInt8 = 0
+    /// Whether a frame has been written (the first base-layer frame keeps TL0PICIDX's start).
+    private var hasWrittenFrame = false
+    /// Where the next frame falls in the temporal layer pattern (reset by a keyframe).
+    private var patternIndex = 0
+    /// Bits sent beyond the target so far, for dropping upper-layer frames.
+    private var excessBits = 0.0
+    /// How far ahead of its target a layered stream may run before upper-layer frames
+    /// are dropped: a third of a second (libvpx's own threshold sits at 30 % of its buffer).
+    private static let maximumExcess = 0.3
     /// Keyframe size cap as a percentage of an average frame (`VP8E_SET_MAX_INTRA_BITRATE_PCT`).
     private let maxIntraPercent: UInt32
+    /// The keyframe size cap in bits asked for with ``setKeyframeSizeLimit(_:)``, if any.
+    private var keyframeSizeLimit: Int?
+    /// The intra cap last given to libvpx.
+    private var appliedIntraPercent: UInt32 = 0
 
     /// The time base given to libvpx: the 90 kHz RTP video clock, as WebRTC uses.
     private static let clockRate: Int32 = 90_000
@@ -58,6 +71,10 @@ public final class VPXEncoder: VideoEncoder {
             throw VPXError(code: .invalidParameter, operation: .encoderInit, detail: "VPXEncoder encodes VP8 or VP9, not \(codec)")
         }
         try Self.validate(settings, codec: codec)
+        guard settings.temporalLayers == 1 || codec == .vp8 else {
+            throw VPXError(code: .invalidParameter, operation: .encoderInit,
+                           detail: "temporal layers are encoded for VP8 only; VP9 takes one layer")
+        }
         self.codec = codec
         self.settings = settings
         self.allowsFrameDropping = allowsFrameDropping
@@ -94,6 +111,67 @@ public final class VPXEncoder: VideoEncoder {
             throw reject("speed \(settings.speed) is outside \(codec)'s \(speeds.lowerBound)…\(speeds.upperBound)")
         }
         guard settings.keyframeInterval >= 0 else { throw reject("keyframe interval \(settings.keyframeInterval) is negative") }
+        guard (1...3).contains(settings.temporalLayers) else {
+            throw reject("\(settings.temporalLayers) temporal layers is outside 1…3")
+        }
+    }
+
+    /// One frame of a temporal layer pattern: its layer, whether it depends on the base
+    /// layer only (a forwarder may switch up there), and the libvpx flags that make it so.
+    private struct LayerFrame {
+        var layer: UInt8
+        var isSync: Bool
+        var flags: Int32
+    }
+
+    /// The patterns: 0, 1 for two layers and 0, 2, 1, 2 for three (libwebrtc's order).
+    /// Every upper-layer frame refers to the last base frame only and updates nothing, not
+    /// even the entropy context, so each is a switching point and any upper frame can be
+    /// dropped on its own. libwebrtc's three-layer pattern lets the last frame refer to the
+    /// middle one as well, which compresses a little better but makes a forwarder's switch
+    /// up depend on a middle frame rate control may have skipped.
+    private static func pattern(layers: Int) -> [LayerFrame] {
+        let baseFlags = VP8_EFLAG_NO_REF_GF | VP8_EFLAG_NO_REF_ARF | VP8_EFLAG_NO_UPD_GF | VP8_EFLAG_NO_UPD_ARF
+        let upperFlags = baseFlags | VP8_EFLAG_NO_UPD_LAST | VP8_EFLAG_NO_UPD_ENTROPY
+        let base = LayerFrame(layer: 0, isSync: false, flags: baseFlags)
+        func upper(_ layer: UInt8) -> LayerFrame { LayerFrame(layer: layer, isSync: true, flags: upperFlags) }
+        switch layers {
+        case 2: return [base, upper(1)]
+        case 3: return [base, upper(2), upper(1), upper(2)]
+        default: return [base]
+        }
+    }
+
+    /// Sets libvpx's per-layer targets from `settings` (cumulative, in kbit/s).
+    private static func applyLayers(_ settings: VideoEncoderSettings, allowsFrameDropping: Bool,
+                                    to config: inout vpx_codec_enc_cfg_t) {
+        let layers = settings.temporalLayers
+        if settings.rateControl == .realTime {
+            // With temporal layers the encoder drops upper-layer frames itself (see
+            // `excessBits`): libvpx's dropping judges each layer by its own buffer and so
+            // drops base frames first, the ones every receiver needs.
+            config.rc_dropframe_thresh = allowsFrameDropping && layers == 1 ? dropFrameThreshold : 0
+        }
+        guard layers > 1 else {
+            config.ts_number_layers = 1
+            config.ts_periodicity = 0
+            return
+        }
+        config.ts_number_layers = UInt32(layers)
+        config.ts_periodicity = UInt32(layers == 2 ? 2 : 4)
+        let bitrates = settings.cumulativeLayerBitrates
+        withUnsafeMutableBytes(of: &config.ts_target_bitrate) { raw in
+            let values = raw.bindMemory(to: UInt32.self)
+            for (index, bitrate) in bitrates.enumerated() { values[index] = kilobits(bitrate) }
+        }
+        withUnsafeMutableBytes(of: &config.ts_rate_decimator) { raw in
+            let values = raw.bindMemory(to: UInt32.self)
+            for index in 0..<layers { values[index] = UInt32(1 << (layers - 1 - index)) }
+        }
+        withUnsafeMutableBytes(of: &config.ts_layer_id) { raw in
+            let values = raw.bindMemory(to: UInt32.self)
+            for (index, frame) in pattern(layers: layers).enumerated() { values[index] = UInt32(frame.layer) }
+        }
     }
 
     /// libvpx's target bitrate unit is kbit/s; round rather than truncate, never below 1.
@@ -115,7 +193,10 @@ public final class VPXEncoder: VideoEncoder {
         switch settings.rateControl {
         case .realTime:
             config.rc_end_usage = VPX_CBR
-            config.rc_dropframe_thresh = allowsFrameDropping ? dropFrameThreshold : 0
+            // With temporal layers the encoder drops upper-layer frames itself (see
+            // `LayeredFrameDropper`): libvpx's dropping judges each layer by its own buffer
+            // and so drops base frames first, the ones every receiver needs.
+            config.rc_dropframe_thresh = allowsFrameDropping && settings.temporalLayers == 1 ? dropFrameThreshold : 0
             config.rc_min_quantizer = 2
             config.rc_max_quantizer = codec == .vp8 ? 52 : 56
             config.rc_undershoot_pct = 100
@@ -129,6 +210,7 @@ public final class VPXEncoder: VideoEncoder {
             config.rc_end_usage = VPX_VBR
             config.rc_dropframe_thresh = 0
         }
+        applyLayers(settings, allowsFrameDropping: allowsFrameDropping, to: &config)
         if settings.keyframeInterval > 0 {
             config.kf_mode = VPX_KF_AUTO
             config.kf_min_dist = 0
@@ -140,7 +222,7 @@ public final class VPXEncoder: VideoEncoder {
 
     private func applyControls() throws(VPXError) {
         try context.control(VP8E_SET_CPUUSED, Int32(clamping: settings.speed))
-        try context.control(VP8E_SET_MAX_INTRA_BITRATE_PCT, unsigned: maxIntraPercent)
+        try applyIntraPercent()
         switch codec {
         case .vp8:
             // One token partition: the RTP packetizer's partition offsets rely on it (see
@@ -157,14 +239,66 @@ public final class VPXEncoder: VideoEncoder {
         }
     }
 
-    /// Changes the target bitrate from the next frame on.
+    /// Changes the target bitrate from the next frame on (the base layer keeps its share).
     public func setBitrate(_ bitsPerSecond: Int) throws(VPXError) {
+        try setBitrate(bitsPerSecond, baseLayerShare: settings.baseLayerShare)
+    }
+
+    /// Changes the target bitrate and the base temporal layer's share of it from the next frame on.
+    public func setBitrate(_ bitsPerSecond: Int, baseLayerShare: Double?) throws(VPXError) {
         guard bitsPerSecond > 0 else {
             throw VPXError(code: .invalidParameter, operation: .configure, detail: "bitrate \(bitsPerSecond) must be positive")
         }
+        var changed = settings
+        changed.bitrate = bitsPerSecond
+        changed.baseLayerShare = baseLayerShare
         config.rc_target_bitrate = Self.kilobits(bitsPerSecond)
+        Self.applyLayers(changed, allowsFrameDropping: allowsFrameDropping, to: &config)
         try context.check(vpx_codec_enc_config_set(context.pointer, &config), .configure)
-        settings.bitrate = bitsPerSecond
+        settings = changed
+        try applyIntraPercent()
+    }
+
+    /// Changes the number of temporal layers (1…3) from the next frame on, which starts
+    /// the new pattern with a base frame. Every frame so far refers only to frames before
+    /// it, so no keyframe is needed: a host turns layers on when a receiver needs fewer and
+    /// off when none does, since a layered stream costs more bits for the same picture.
+    public func setTemporalLayers(_ layers: Int) throws(VPXError) {
+        guard layers != settings.temporalLayers else { return }
+        guard (1...3).contains(layers), codec == .vp8 || layers == 1 else {
+            throw VPXError(code: .invalidParameter, operation: .configure,
+                           detail: "\(layers) temporal layers: VP8 takes 1…3, VP9 one")
+        }
+        var changed = settings
+        changed.temporalLayers = layers
+        Self.applyLayers(changed, allowsFrameDropping: allowsFrameDropping, to: &config)
+        try context.check(vpx_codec_enc_config_set(context.pointer, &config), .configure)
+        settings = changed
+        patternIndex = 0
+        excessBits = 0
+    }
+
+    /// Caps keyframes at about `bits` (nil: WebRTC's cap, half the optimal buffer), never
+    /// below one average frame: a stream forwarded to a weak link keeps its keyframes to
+    /// what that link carries in a moment.
+    public func setKeyframeSizeLimit(_ bits: Int?) throws(VPXError) {
+        keyframeSizeLimit = bits
+        try applyIntraPercent()
+    }
+
+    /// The intra cap in percent of an average frame: WebRTC's, or less under a size limit.
+    private var intraPercent: UInt32 {
+        guard let keyframeSizeLimit else { return maxIntraPercent }
+        let averageFrame = Double(settings.bitrate) / settings.frameRate
+        let percent = Double(keyframeSizeLimit) / max(averageFrame, 1) * 100
+        return UInt32(min(max(percent, 100), Double(maxIntraPercent)))
+    }
+
+    private func applyIntraPercent() throws(VPXError) {
+        let percent = intraPercent
+        guard percent != appliedIntraPercent else { return }
+        try context.control(VP8E_SET_MAX_INTRA_BITRATE_PCT, unsigned: percent)
+        appliedIntraPercent = percent
     }
 
     /// Makes the next encoded frame a keyframe.
@@ -184,7 +318,26 @@ public final class VPXEncoder: VideoEncoder {
         // libvpx's rate control needs strictly increasing time stamps.
         var pts = frame.timestamp.ticks(rate: Int(Self.clockRate))
         if let lastPTS, pts <= lastPTS { pts = lastPTS + frameTicks }
-        let flags: vpx_enc_frame_flags_t = keyframePending ? vpx_enc_frame_flags_t(VPX_EFLAG_FORCE_KF) : 0
+        var flags: vpx_enc_frame_flags_t = keyframePending ? vpx_enc_frame_flags_t(VPX_EFLAG_FORCE_KF) : 0
+        var layerFrame = LayerFrame(layer: 0, isSync: false, flags: 0)
+        if settings.temporalLayers > 1 {
+            // A keyframe (asked for, or the first) starts the pattern again.
+            if keyframePending || !hasWrittenFrame { patternIndex = 0 }
+            let pattern = Self.pattern(layers: settings.temporalLayers)
+            layerFrame = pattern[patternIndex % pattern.count]
+            patternIndex = (patternIndex + 1) % pattern.count
+            // A leaky bucket of the bits sent beyond the target: while it holds more than
+            // `maximumExcess` seconds of the bitrate, upper-layer frames are skipped (as
+            // libwebrtc's FrameDropper does); base frames never are.
+            if let lastPTS { excessBits = max(0, excessBits - Double(settings.bitrate) * Double(pts - lastPTS) / Double(Self.clockRate)) }
+            if allowsFrameDropping, layerFrame.layer > 0, !keyframePending,
+               excessBits > Double(settings.bitrate) * Self.maximumExcess {
+                lastPTS = pts
+                return false
+            }
+            flags |= vpx_enc_frame_flags_t(UInt32(bitPattern: layerFrame.flags))
+            try context.control(VP8E_SET_TEMPORAL_LAYER_ID, Int32(layerFrame.layer))
+        }
         let status = frame.withPlanes { y, u, v in
             // Wrap, then point at the frame's own planes: libvpx reads them in place (no copy).
             var image = vpx_image_t()
@@ -215,8 +368,14 @@ public final class VPXEncoder: VideoEncoder {
             if compressed.flags & vpx_codec_frame_flags_t(VPX_FRAME_IS_KEY) != 0 { isKeyframe = true }
         }
         guard wrote else { return false }
-        if isKeyframe { keyframePending = false }
-        describe(frame, isKeyframe: isKeyframe, in: &output)
+        if settings.temporalLayers > 1 { excessBits += Double(output.data.count * 8) }
+        if isKeyframe {
+            keyframePending = false
+            // A keyframe is a base frame (even one libvpx chose itself); the pattern goes on after it.
+            patternIndex = 1
+            layerFrame = LayerFrame(layer: 0, isSync: false, flags: 0)
+        }
+        describe(frame, isKeyframe: isKeyframe, layer: layerFrame, in: &output)
         return true
     }
 
@@ -228,7 +387,10 @@ public final class VPXEncoder: VideoEncoder {
     }
 
     /// Fills everything in `output` but the bitstream, reusing its arrays.
-    private func describe(_ frame: VideoFrame, isKeyframe: Bool, in output: inout EncodedFrame) {
+    private func describe(_ frame: VideoFrame, isKeyframe: Bool, layer: LayerFrame, in output: inout EncodedFrame) {
+        // TL0PICIDX counts base-layer frames; upper frames carry the index of the base they follow.
+        if layer.layer == 0, hasWrittenFrame { tl0PictureIndex &+= 1 }
+        hasWrittenFrame = true
         output.codec = codec
         output.isKeyframe = isKeyframe
         output.timestamp = frame.timestamp
@@ -242,8 +404,8 @@ public final class VPXEncoder: VideoEncoder {
             var info = output.vp8 ?? VP8FrameInfo(pictureID: 0)
             output.vp8 = nil
             info.pictureID = pictureID
-            info.temporalLayer = 0
-            info.layerSync = false
+            info.temporalLayer = layer.layer
+            info.layerSync = layer.isSync
             info.tl0PictureIndex = tl0PictureIndex
             info.partitionOffsets.removeAll(keepingCapacity: true)
             info.partitionOffsets.append(0)
@@ -256,7 +418,6 @@ public final class VPXEncoder: VideoEncoder {
             output.vp8 = nil
         }
         pictureID = (pictureID &+ 1) & 0x7FFF
-        tl0PictureIndex &+= 1
     }
 
     /// Where the DCT token partition starts in a VP8 frame encoded with one token partition.

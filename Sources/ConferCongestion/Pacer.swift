@@ -18,15 +18,18 @@ public struct Pacer: Hashable, Sendable {
     /// The queue is drained within this at most, whatever the target.
     public static let maximumQueueTime = TimeDelta.seconds(2)
 
+    /// The multiple of the target packets leave at (``pacingFactor`` unless set otherwise).
+    public var factor: Double
     /// The rate the debt drains at now.
     public private(set) var rate: DataRate
     /// Bytes sent and not yet paid for at ``rate``.
     public private(set) var debt = 0.0
     private var lastDrain: Timestamp?
 
-    /// A pacer for a `target` bitrate.
-    public init(target: DataRate) {
-        rate = max(target * Self.pacingFactor, .kilobitsPerSecond(10))
+    /// A pacer for a `target` bitrate, sending at `factor` × it.
+    public init(target: DataRate, factor: Double = Self.pacingFactor) {
+        self.factor = factor
+        rate = max(target * factor, .kilobitsPerSecond(10))
     }
 
     /// Sets the target bitrate; `queuedBytes` waiting raise the rate if needed to drain
@@ -34,7 +37,7 @@ public struct Pacer: Hashable, Sendable {
     public mutating func setTarget(_ target: DataRate, queuedBytes: Int, at now: Timestamp) {
         drain(at: now)
         let drainRate = DataRate(bytes: queuedBytes, over: Self.maximumQueueTime) ?? .zero
-        rate = max(target * Self.pacingFactor, drainRate, .kilobitsPerSecond(10))
+        rate = max(target * factor, drainRate, .kilobitsPerSecond(10))
     }
 
     /// When the debt will have been paid: the earliest a packet may leave (nil before any was sent).

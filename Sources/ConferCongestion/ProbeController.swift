@@ -109,6 +109,13 @@ struct ProbeController: Sendable {
         }
     }
 
+    /// A probe at `rate` the sender asked for; it does not start start-up probing, and a
+    /// result above 70 % of it probes further as any result does.
+    mutating func request(_ rate: DataRate, at now: Timestamp) {
+        guard enabled, phase != .initial, pending.isEmpty else { return }
+        probe(at: now, rates: rate)
+    }
+
     /// The path showed a bottleneck (the delay detector found overuse): what the estimate
     /// lacks is not a longer burst, so start-up probing is not run again.
     mutating func onOveruse() { retries = Self.maximumRetries }

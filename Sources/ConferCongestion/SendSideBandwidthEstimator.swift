@@ -153,6 +153,15 @@ public struct SendSideBandwidthEstimator: Sendable {
         return cluster
     }
 
+    /// Asks for a probe burst at `bitrate` (capped at the maximum), as libwebrtc's
+    /// `ProbeController` does when the sender wants to send more than the path has been
+    /// shown to carry: a forwarder that gave a receiver fewer layers learns from it whether
+    /// the receiver's path now carries more, which the receiver's app-limited feedback
+    /// cannot say. Ignored when probing is off or a burst is already waiting.
+    public mutating func requestProbe(at bitrate: DataRate, now: Timestamp) {
+        probes.request(bitrate, at: now)
+    }
+
     /// Applies a transport-cc feedback message that arrived at `now`.
     public mutating func onTransportFeedback(_ message: RTCPTransportFeedback, at now: Timestamp) {
         lastInput = now

@@ -64,3 +64,20 @@ import Testing
         #expect(pacer.rate == .kilobitsPerSecond(250))
     }
 }
+
+extension PacerTests {
+    /// A link the stream nearly fills is paced at its target (factor 1): a keyframe of 30
+    /// packets at 300 kbit/s takes 960 ms instead of 384.
+    @Test func aFactorOfOnePacesAtTheTarget() {
+        var pacer = Pacer(target: .kilobitsPerSecond(300), factor: 1)
+        var now = Timestamp.zero
+        for _ in 0 ..< 30 {
+            pacer.setTarget(.kilobitsPerSecond(300), queuedBytes: 0, at: now)
+            now = pacer.nextSendTime(at: now)
+            pacer.sent(1200, at: now)
+        }
+        // 29 gaps of 32 ms.
+        #expect(abs((now - Timestamp.zero).microseconds - 928_000) <= 100, "last packet at \(now)")
+        #expect(pacer.factor == 1)
+    }
+}

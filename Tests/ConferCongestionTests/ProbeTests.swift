@@ -49,3 +49,27 @@ import Testing
         #expect(snapshot.delayBasedBitrate == probe)
     }
 }
+
+extension ProbeTests {
+    /// A forwarder asks for a probe at the rate of the layers it holds back: one cluster
+    /// at that rate (capped at the maximum), never while start-up probing has not begun or
+    /// a cluster is waiting, never with probing off.
+    @Test func aRequestedProbeIsOneClusterAtTheRate() {
+        var estimator = SendSideBandwidthEstimator(configuration: .init(
+            startBitrate: .kilobitsPerSecond(300), maximumBitrate: .megabitsPerSecond(2)))
+        estimator.requestProbe(at: .kilobitsPerSecond(700), now: .zero)
+        // Before start-up probing the request is ignored: start-up comes first.
+        #expect(estimator.nextProbe(at: .zero)?.bitrate == .kilobitsPerSecond(900))
+        #expect(estimator.nextProbe(at: .zero)?.bitrate == .kilobitsPerSecond(1800))
+        estimator.requestProbe(at: .kilobitsPerSecond(700), now: .seconds(3))
+        estimator.requestProbe(at: .kilobitsPerSecond(800), now: .seconds(3))    // one is waiting: ignored
+        #expect(estimator.nextProbe(at: .seconds(3))?.bitrate == .kilobitsPerSecond(700))
+        #expect(estimator.nextProbe(at: .seconds(3)) == nil)
+        estimator.requestProbe(at: .megabitsPerSecond(5), now: .seconds(6))
+        #expect(estimator.nextProbe(at: .seconds(6))?.bitrate == .megabitsPerSecond(2))
+
+        var off = SendSideBandwidthEstimator(configuration: .init(startBitrate: .kilobitsPerSecond(300), probing: false))
+        off.requestProbe(at: .kilobitsPerSecond(700), now: .seconds(3))
+        #expect(off.nextProbe(at: .seconds(3)) == nil)
+    }
+}

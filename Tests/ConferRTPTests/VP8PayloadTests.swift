@@ -144,3 +144,29 @@ import Testing
         return buffer
     }
 }
+
+extension VP8PayloadTests {
+    /// The packetizer writes TL0PICIDX, TID and Y only for a stream with temporal layers
+    /// (the host's composite), so single-layer streams keep their 4-byte descriptor.
+    @Test(arguments: [false, true])
+    func thePacketizerWritesLayerFieldsWhenAsked(layered: Bool) throws {
+        var packetizer = try RTPPacketizer(codec: .vp8, ssrc: 1, payloadType: 96, firstSequenceNumber: 1, timestampOffset: 0,
+                                           writesTemporalLayers: layered)
+        var buffer = [UInt8](repeating: 0, count: 1500)
+        var descriptors: [VP8PayloadDescriptor] = []
+        try buffer.withUnsafeMutableBytes { out in
+            try packetizer.packetize(frame(size: 3000, keyframe: false), rtpTimestamp: 0, captureTime: .zero,
+                                     maxPayloadSize: 1000, into: out) { length in
+                let packet = try RTPPacketView(UnsafeRawBufferPointer(rebasing: out[0..<length]))
+                descriptors.append(try VP8PayloadDescriptor.parse(packet.payload))
+            }
+        }
+        #expect(descriptors.count == 4)
+        for descriptor in descriptors {
+            #expect(descriptor.temporalLayer == (layered ? 1 : nil))
+            #expect(descriptor.tl0PictureIndex == (layered ? 9 : nil))
+            #expect(descriptor.layerSync == layered)
+            #expect(descriptor.pictureID == 0x1234)
+        }
+    }
+}

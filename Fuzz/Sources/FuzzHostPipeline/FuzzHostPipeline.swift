@@ -3,7 +3,7 @@ import FuzzSupport
 // HostPipeline (64×64 VP8 canvas at 10 fps, Opus mix-minus) in virtual time, polled when due.
 // Byte 0: bit 0 SRTP on every link (a key per participant and direction), bit 1 three
 // participants instead of two, bit 2 60 ms Opus frames (six mixer steps each) instead of
-// 20 ms, the rest picks the keys. Then operations, encoded as in
+// 20 ms, bit 7 three temporal layers in the composite, bits 3–7 pick the keys. Then operations, encoded as in
 // FuzzReceivePipeline (bits 3–7 move time by (n·n) ms first, bits 0–2 say what to do),
 // each datagram operation starting with a destination byte (participant d % 4, a
 // stranger when there is no such participant):
@@ -34,6 +34,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard let flags = input.byte() else { return 0 }
     var configuration = FuzzMeeting.hostConfiguration()
     configuration.audioFrameDuration = flags & 4 != 0 ? 60 : 20
+    // Temporal layers: the composite's descriptors carry them, and NACKs go through each
+    // participant's forwarder (bit 7 also feeds the key seed).
+    configuration.temporalLayers = flags & 0x80 != 0 ? 3 : 1
     let run = HostRun(configuration: configuration, participants: flags & 2 != 0 ? 3 : 2,
                       keySeed: flags & 1 != 0 ? Int(flags >> 3) : nil)
     let recorded = FuzzMeeting.uplink

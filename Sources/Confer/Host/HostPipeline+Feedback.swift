@@ -35,7 +35,7 @@ extension HostPipeline {
         case .pictureLossIndication(let pli):
             guard pli.mediaSSRC == configuration.videoSSRC else { return false }
             downlink.plisReceived += 1
-            video.throttle.request()
+            requestKeyframe(for: downlink, at: now)
             return false
         case .fullIntraRequest(let fir):
             for entry in fir.entries where entry.ssrc == configuration.videoSSRC {
@@ -43,7 +43,7 @@ extension HostPipeline {
                 guard entry.sequenceNumber != downlink.lastFIRSequenceNumber else { continue }
                 downlink.lastFIRSequenceNumber = entry.sequenceNumber
                 downlink.firsReceived += 1
-                video.throttle.request()
+                requestKeyframe(for: downlink, at: now)
             }
             return false
         case .transportFeedback(let feedback):
@@ -55,6 +55,19 @@ extension HostPipeline {
         default:
             return false
         }
+    }
+
+    /// Asks the throttle for a keyframe for `downlink`'s participant, unless it gets fewer
+    /// layers and had one made less than ``HostPipeline/reducedKeyframeRequestInterval`` ago.
+    private func requestKeyframe(for downlink: HostPipelineDownlink, at now: Timestamp) {
+        let top = UInt8(configuration.effectiveTemporalLayers - 1)
+        if downlink.layers.targetLayer < top, let last = downlink.lastKeyframeRequest,
+           now - last < Self.reducedKeyframeRequestInterval {
+            downlink.keyframeRequestsIgnored += 1
+            return
+        }
+        downlink.lastKeyframeRequest = now
+        video.throttle.request()
     }
 
     /// Takes the round-trip time and loss from the first block about one of the host's

@@ -2,6 +2,7 @@ public import ConferMedia
 public import ConferMixer
 import ConferCodecs
 import ConferRTP
+import ConferCongestion
 
 /// The compositing host of a star meeting: N participants in, one composite video and one
 /// mix-minus audio stream out to each.
@@ -12,17 +13,22 @@ import ConferRTP
 ///   canvas ─► encode once ─► packetize once ─► history ─► per participant: stamp, protect, send
 ///   mix    ─► shared Opus encoder for non-speakers · own encoder per speaker ─► per listener RTP
 /// feedback from k: NACK ─► RTX from the shared history to k only · PLI/FIR ─► throttled keyframe
-///                  transport-cc/REMB/RR ─► k's bandwidth estimate ─► composite bitrate (the minimum)
+///                  transport-cc/REMB/RR ─► k's bandwidth estimate ─► composite bitrate and k's layers
 /// ```
 ///
 /// **One encode for everyone.** The composite has one encoder, one payloader, one RTP
 /// writer (one SSRC and one RTX SSRC) and one packet history, so the plaintext packets are
 /// identical for every participant. Each participant has its own transport: the packet is
 /// copied into it, stamped with that participant's transport-wide sequence number and
-/// protected with that participant's key. A single encode serves everyone, so its bitrate
-/// is the minimum of the participants' bandwidth estimates less audio, within
-/// ``HostPipelineConfiguration/minimumBitrate``…``HostPipelineConfiguration/maximumBitrate``:
-/// the weakest link sets the quality for all (the price of compositing over simulcast).
+/// protected with that participant's key. A single encode serves everyone; without
+/// temporal layers its bitrate is the minimum of the participants' bandwidth estimates less
+/// audio, within ``HostPipelineConfiguration/minimumBitrate``…``HostPipelineConfiguration/maximumBitrate``,
+/// so the weakest link sets the quality for all. With temporal layers (VP8, three by
+/// default), a minority of weak participants get only the lower layers (7.5 or 15 fps,
+/// renumbered by their ``TemporalLayerForwarder`` so the left-out frames are not loss),
+/// and the bitrate follows the rest (``TemporalLayerAllocator``); a reduced participant's
+/// path is probed every few seconds at the next layer's rate, since its own feedback,
+/// limited to what it gets, cannot show that it carries more.
 /// Sender reports about the composite count every packet it sent, including those sent
 /// before a participant joined.
 ///
@@ -70,6 +76,10 @@ public final class HostPipeline {
     let audio: HostPipelineAudio
     /// Participants in join order (the order everything is done in, so runs are deterministic).
     private(set) var participants: [HostPipelineParticipant] = []
+    /// Chooses the composite's bitrate and each participant's temporal layers.
+    let layerAllocator: TemporalLayerAllocator
+    /// What ``layerAllocator`` last decided.
+    private(set) var layerAllocation: TemporalLayerAllocator.Allocation?
     private var participantIndex: [ParticipantID: Int] = [:]
     private var random: SeededRandom
     /// When composite frames started (the first participant's arrival) and how many since.
@@ -102,6 +112,7 @@ public final class HostPipeline {
         random = SeededRandom(seed: configuration.seed)
         video = try HostPipelineVideo(configuration: configuration, random: &random)
         audio = try HostPipelineAudio(configuration: configuration)
+        layerAllocator = TemporalLayerAllocator(configuration: .init(layers: configuration.effectiveTemporalLayers))
     }
 
     /// Told every composite frame as it was encoded, once, before it is packetized: what
@@ -136,6 +147,8 @@ public final class HostPipeline {
             throw HostPipelineError(.mixerRefused, "\(id) cannot be mixed: \(error)")
         }
         if added.sendsVideo { video.composer.add(id, source: added.pictures) }
+        // Its estimate is a guess until probing and feedback have measured its path.
+        added.downlink.reductionBlockedUntil = now + Self.reductionWarmUp
         participantIndex[id] = participants.count
         participants.append(added)
         if videoStart == nil {
@@ -282,6 +295,9 @@ public final class HostPipeline {
         result.audioStepsSkipped = audio.stepsSkipped
         result.activeSpeaker = activeSpeaker
         result.datagramsFromUnknownParticipants = datagramsFromUnknownParticipants
+        result.temporalLayers = video.temporalLayers
+        result.temporalLayerChanges = video.temporalLayerChanges
+        result.baseLayerShare = video.encoderBaseLayerShare
         result.compositor = video.composer.compositor.statistics
         result.mixer = audio.mixer.statistics
         for participant in participants {
@@ -316,6 +332,10 @@ public final class HostPipeline {
         result.frameWidth = participant.pictures.width
         result.frameHeight = participant.pictures.height
         result.receiveFrameRate = participant.pictures.frameRate(at: clock)
+        result.temporalLayers = min(Int(downlink.layers.currentLayer) + 1, video.temporalLayers)
+        result.framesLeftOut = downlink.layers.framesDropped
+        result.layerSwitches = downlink.layers.layerSwitches
+        result.layerReductionsAbandoned = downlink.reductionsAbandoned
         return result
     }
 
@@ -365,6 +385,8 @@ public final class HostPipeline {
         }
         let frame = Int(videoFrameIndex)
         videoFrameIndex += 1
+        requestLayerProbes(at: now)
+        checkReducedBacklogs(at: now)
         for participant in participants { sendProbes(to: participant.downlink, at: now) }
         try video.sendFrame(frame, at: frameTime, now: now, to: participants)
         requestSlotBitrates()
@@ -410,13 +432,105 @@ public final class HostPipeline {
     }
 
     /// Sets the composite's bitrate from the weakest participant's estimate, less audio.
+    ///
+    /// With temporal layers, it also chooses each participant's layers (see ``TemporalLayerAllocator``).
     func updateCompositeBitrate() {
-        var weakest: Int?
-        for participant in participants {
-            let estimate = Int(participant.downlink.transport.estimator.targetBitrate.bitsPerSecond)
-            weakest = min(weakest ?? estimate, estimate)
+        guard !participants.isEmpty else { return }
+        let budgets = participants.map {
+            Int($0.downlink.transport.estimator.targetBitrate.bitsPerSecond) - configuration.audioBitrate
         }
-        guard let weakest else { return }
-        video.setTargetBitrate(weakest - configuration.audioBitrate)
+        let layers = configuration.effectiveTemporalLayers
+        let rates = video.layerRates.cumulativeRates(layers: layers, at: clock)
+        let measured = rates.map { Double($0) / Double(max(rates.last ?? 0, 1)) }
+        let allocation = layerAllocator.allocate(
+            budgets: budgets, current: participants.map(\.downlink.layers.targetLayer),
+            minimum: configuration.minimumBitrate, maximum: configuration.maximumBitrate,
+            measured: video.temporalLayers > 1 && (rates.last ?? 0) > 0 ? measured : [],
+            reducible: participants.map { $0.downlink.reductionBlockedUntil.map { clock >= $0 } ?? true })
+        let top = UInt8(layers - 1)
+        for (participant, layer) in zip(participants, allocation.layers) {
+            participant.downlink.layers.targetLayer = layer
+            // A participant that gets fewer layers is on a link far below the composite's
+            // rate: a keyframe sized for the composite is a second of its link, and sent as
+            // one burst it overflows the link's queue (then the participant asks for another).
+            // Paced at its estimate, the keyframe arrives late but whole.
+            // Back at full layers, what was queued drains at the usual pacing factor.
+            let transport = participant.downlink.transport
+            if layer < top {
+                transport.setPacing(factor: Self.reducedPacingFactor)
+            } else {
+                transport.setPacing(factor: configuration.paces || transport.queuedBytes > 0 ? Pacer.pacingFactor : nil)
+            }
+        }
+        layerAllocation = allocation
+        video.setTemporalLayers(allocation.baseLayerShare == nil ? 1 : layers)
+        video.setTargetBitrate(allocation.bitrate, baseLayerShare: allocation.baseLayerShare)
+        // Every keyframe goes to every participant: sized for the composite's rate it would
+        // be seconds of a reduced participant's link. Kept to what that link carries in
+        // ``reducedKeyframeDuration``, it costs the others a softer keyframe, briefly.
+        video.setKeyframeSizeLimit(allocation.weakestReducedBudget.map {
+            Int(Double($0) * Self.reducedKeyframeDuration.seconds)
+        })
+    }
+
+    /// The pacing factor for a participant that gets fewer layers: its stream is far below
+    /// its estimate except for keyframes, which must not leave faster than its link.
+    static let reducedPacingFactor = 1.0
+
+    /// A participant given fewer layers whose pacer holds more than this much of its
+    /// estimate's worth of packets cannot carry even the base layer: the layers it gets
+    /// are put back and the composite follows its link again (as without layers).
+    static let maximumReducedBacklog = TimeDelta.seconds(1)
+    /// How long after joining a participant is not given fewer layers: start-up probing
+    /// overshoots a capped path for a second or so, and a decision on that estimate sets
+    /// the composite's rate for everyone.
+    static let reductionWarmUp = TimeDelta.seconds(2)
+    /// How long a participant whose base layer did not fit is first kept at full layers.
+    static let initialReductionBackoff = TimeDelta.seconds(5)
+    /// The longest it is kept so.
+    static let maximumReductionBackoff = TimeDelta.seconds(60)
+
+    /// Gives back its layers to each participant whose base layer did not fit its link
+    /// (its pacer's backlog over ``maximumReducedBacklog``), and keeps it from being
+    /// reduced again for a while that doubles with each failure.
+    func checkReducedBacklogs(at now: Timestamp) {
+        let top = UInt8(configuration.effectiveTemporalLayers - 1)
+        var changed = false
+        for participant in participants where participant.downlink.layers.targetLayer < top {
+            let downlink = participant.downlink
+            let estimate = Double(downlink.transport.estimator.targetBitrate.bitsPerSecond)
+            guard Double(downlink.transport.queuedBytes * 8) > estimate * Self.maximumReducedBacklog.seconds else { continue }
+            downlink.reductionBlockedUntil = now + downlink.reductionBackoff
+            downlink.reductionBackoff = min(downlink.reductionBackoff * Int64(2), Self.maximumReductionBackoff)
+            downlink.reductionsAbandoned += 1
+            changed = true
+        }
+        if changed { updateCompositeBitrate() }
+    }
+
+    /// How much of the weakest reduced participant's link one keyframe may take.
+    static let reducedKeyframeDuration = TimeDelta.milliseconds(500)
+
+    /// How often a participant that gets fewer layers may have a keyframe made for it:
+    /// each costs its link about ``reducedKeyframeDuration``, and everyone a keyframe.
+    static let reducedKeyframeRequestInterval = TimeDelta.seconds(2)
+
+    /// How often a participant given fewer layers than the composite has is probed for more.
+    static let layerProbeInterval = TimeDelta.seconds(3)
+
+    /// Asks the estimate towards each participant that gets fewer layers for a probe at the
+    /// next layer's rate (with the allocator's headroom) every ``layerProbeInterval``.
+    func requestLayerProbes(at now: Timestamp) {
+        guard configuration.probesBandwidth, let allocation = layerAllocation, let share = allocation.baseLayerShare else { return }
+        let top = UInt8(configuration.effectiveTemporalLayers - 1)
+        for participant in participants where participant.downlink.layers.targetLayer < top {
+            let downlink = participant.downlink
+            if let last = downlink.lastLayerProbe, now - last < Self.layerProbeInterval { continue }
+            downlink.lastLayerProbe = now
+            let next = layerAllocator.cumulativeBitrate(through: Int(downlink.layers.targetLayer) + 1,
+                                                        of: allocation.bitrate, baseShare: share)
+            let rate = Double(next) * layerAllocator.configuration.upSwitchHeadroom + Double(configuration.audioBitrate)
+            downlink.transport.estimator.requestProbe(at: .bitsPerSecond(Int64(rate)), now: now)
+        }
     }
 }

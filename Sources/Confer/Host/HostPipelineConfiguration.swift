@@ -57,6 +57,11 @@ public struct HostPipelineConfiguration: Sendable {
     /// sends anyway changes nothing). The participant's encoder then picks the
     /// size that bitrate affords, so uplinks and the host's decoding follow the layout.
     public var requestsSlotBitrates: Bool
+    /// Temporal layers in the composite (1…3; VP8 only, other codecs encode one). With
+    /// more than one, the host forwards each participant the layers its estimate carries
+    /// (``TemporalLayerAllocator``): a participant on a weak link gets half or a quarter
+    /// of the frame rate instead of setting everyone's bitrate.
+    public var temporalLayers: Int
     /// The largest datagram sent, SRTP tag included.
     public var maximumPacketSize: Int
     /// RTP sequence numbers, timestamp offsets and transport-wide sequence numbers start from it.
@@ -83,6 +88,8 @@ public struct HostPipelineConfiguration: Sendable {
     /// (``Pacer``) rather than each frame as one burst. Audio, retransmissions and probes
     /// are never held. Off by default for now (see ``SendPipelineConfiguration/paces``).
     public var paces: Bool
+    /// The temporal layers the composite is encoded with: ``temporalLayers`` for VP8, else one.
+    public var effectiveTemporalLayers: Int { codec == .vp8 ? min(max(temporalLayers, 1), 3) : 1 }
     /// How long between sender reports to each participant.
     public var reportInterval: TimeDelta
     /// The CNAME in the host's SDES.
@@ -101,7 +108,7 @@ public struct HostPipelineConfiguration: Sendable {
                 keyframeRequestInterval: TimeDelta = .milliseconds(500), placeholderTimeout: TimeDelta = .seconds(1),
                 audioTimeout: TimeDelta = .milliseconds(300),
                 speed: Int = -8, threads: Int = 1, allowsFrameDropping: Bool = true, adaptsResolution: Bool = true, requestsSlotBitrates: Bool = true,
-                maximumPacketSize: Int = 1200,
+                temporalLayers: Int = 1, maximumPacketSize: Int = 1200,
                 seed: UInt64 = 1, videoSSRC: UInt32 = 0x4000_0001, rtxSSRC: UInt32 = 0x4000_0002,
                 audioSSRC: UInt32 = 0x5000_0001, videoPayloadType: UInt8 = 96, rtxPayloadType: UInt8 = 97,
                 audioPayloadType: UInt8 = 111, transportSequenceNumberID: UInt8 = 3, probesBandwidth: Bool = true, paces: Bool = false,
@@ -126,6 +133,7 @@ public struct HostPipelineConfiguration: Sendable {
         self.allowsFrameDropping = allowsFrameDropping
         self.adaptsResolution = adaptsResolution
         self.requestsSlotBitrates = requestsSlotBitrates
+        self.temporalLayers = temporalLayers
         self.maximumPacketSize = maximumPacketSize
         self.seed = seed
         self.videoSSRC = videoSSRC

@@ -28,6 +28,21 @@ final class HostPipelineDownlink {
     var retransmissions: HostPipelineRetransmissionThrottle
     /// The command sequence number of the last FIR acted on (RFC 5104 §4.3.1.2: repeats are ignored).
     var lastFIRSequenceNumber: UInt8?
+    /// Which of the composite's temporal layers go to this participant, renumbered.
+    var layers: TemporalLayerForwarder
+    /// When this participant's keyframe request last reached the throttle.
+    var lastKeyframeRequest: Timestamp?
+    /// Keyframe requests not passed on because this participant gets fewer layers and had one lately.
+    var keyframeRequestsIgnored = 0
+    /// Until when this participant is not given fewer layers again: its base layer alone
+    /// did not fit its link (see ``HostPipeline/checkReducedBacklogs(at:)``).
+    var reductionBlockedUntil: Timestamp?
+    /// Times its base layer did not fit.
+    var reductionsAbandoned = 0
+    /// How long the next block lasts; doubles with each failure.
+    var reductionBackoff = HostPipeline.initialReductionBackoff
+    /// When a probe last asked whether this participant's path carries more layers.
+    var lastLayerProbe: Timestamp?
 
     private(set) var videoPacketsSent = 0
     private(set) var videoBytesSent = 0
@@ -51,7 +66,9 @@ final class HostPipelineDownlink {
             maximumBitrate: .bitsPerSecond(Int64(host.maximumBitrate + audio)), probing: probing))
         transport = try SendPipelineTransport(
             maximumPacketSize: host.maximumPacketSize, srtpKey: participant.srtpKey, estimator: estimator,
-            firstTransportSequenceNumber: UInt16(truncatingIfNeeded: random.next()), paces: host.paces, output: output)
+            firstTransportSequenceNumber: UInt16(truncatingIfNeeded: random.next()), paces: host.paces || host.effectiveTemporalLayers > 1, output: output)
+        // With layers, the pacer waits until the participant gets fewer of them (see ``HostPipeline``).
+        transport.setPacing(factor: host.paces ? Pacer.pacingFactor : nil)
         control = try SendPipelineControlInput(srtpKey: participant.srtpKey)
         audioPacketizer = try RTPPacketizer(
             stream: .opus, ssrc: host.audioSSRC, payloadType: host.audioPayloadType, random: &random,
@@ -60,6 +77,7 @@ final class HostPipelineDownlink {
         audioMaximumPayloadSize = transport.maximumRTPSize - audioPacketizer.headerSize
         reportInterval = host.reportInterval
         retransmissions = HostPipelineRetransmissionThrottle(capacity: host.historyCapacity)
+        layers = TemporalLayerForwarder(layer: UInt8(host.effectiveTemporalLayers - 1), history: host.historyCapacity)
     }
 
     /// The audio stream's SSRC.
@@ -68,20 +86,46 @@ final class HostPipelineDownlink {
     /// The round-trip time measured last: from receiver reports when fresh, else from transport-cc.
     var roundTripTime: TimeDelta? { reportRoundTripTime ?? transport.estimator.snapshot.roundTripTime }
 
-    /// Sends a composite packet (plaintext, written once for everyone), stamped for this participant.
-    func sendVideo(_ packet: UnsafeRawBufferPointer, transportSequenceOffset: Int?, at now: Timestamp) {
+    /// Sends a composite packet (plaintext, written once for everyone), stamped for this
+    /// participant and renumbered, unless its frame's layer is one this participant does
+    /// not get; the VP8 picture id at `pictureIDOffset`, if any, is shifted to match.
+    func sendVideo(_ packet: UnsafeRawBufferPointer, transportSequenceOffset: Int?, pictureIDOffset: Int?, at now: Timestamp) {
+        guard packet.count >= 4 else { return }
+        let original = UInt16(packet[2]) << 8 | UInt16(packet[3])
+        guard let forwarded = layers.forward(original) else { return }
         startReports(at: now)
         let size = transport.sendRTP(copying: packet, transportSequenceOffset: transportSequenceOffset,
-                                     absoluteSendTimeOffset: nil, at: now, paced: true)
+                                     absoluteSendTimeOffset: nil, at: now, paced: true,
+                                     rewriting: forwarded == original ? nil : (2, forwarded),
+                                     rewritingAlso: shiftedPictureID(in: packet, at: pictureIDOffset, by: layers.pictureIDShift))
         guard size > 0 else { return }
         videoPacketsSent += 1
         videoBytesSent += size
     }
 
-    /// Sends an RTX packet from the shared history to this participant only.
-    func sendRetransmission(_ packet: UnsafeRawBufferPointer, transportSequenceOffset: Int?, at now: Timestamp) {
+    /// The 15-bit picture id field (M bit set) at `offset` of `packet`, shifted by `shift`;
+    /// nil when there is nothing to change.
+    private func shiftedPictureID(in packet: UnsafeRawBufferPointer, at offset: Int?, by shift: UInt16) -> (offset: Int, value: UInt16)? {
+        guard shift != 0, let offset, offset + 2 <= packet.count else { return nil }
+        let field = UInt16(packet[offset]) << 8 | UInt16(packet[offset + 1])
+        guard field & 0x8000 != 0 else { return nil }
+        return (offset, 0x8000 | TemporalLayerForwarder.shifted(field & 0x7FFF, by: shift))
+    }
+
+    /// Sends an RTX packet from the shared history to this participant only, its original
+    /// sequence number (the first two bytes of the payload at `payloadOffset`) set to
+    /// `forwarded`, the number this participant knows the packet by, and its picture id
+    /// (at `pictureIDOffset` into the original payload) shifted as it was the first time.
+    func sendRetransmission(_ packet: UnsafeRawBufferPointer, payloadOffset: Int, forwarded: UInt16, pictureIDShift: UInt16,
+                            pictureIDOffset: Int?, transportSequenceOffset: Int?, at now: Timestamp) {
+        // Paced like the video while the transport paces: on a link the stream already fills,
+        // retransmissions sent at once are more loss.
+        let pictureID = pictureIDOffset.flatMap {
+            shiftedPictureID(in: packet, at: payloadOffset + RTXPacket.originalSequenceNumberSize + $0, by: pictureIDShift)
+        }
         let size = transport.sendRTP(copying: packet, transportSequenceOffset: transportSequenceOffset,
-                                     absoluteSendTimeOffset: nil, at: now)
+                                     absoluteSendTimeOffset: nil, at: now, paced: transport.isPacing,
+                                     rewriting: (payloadOffset, forwarded), rewritingAlso: pictureID)
         guard size > 0 else { return }
         retransmittedPacketsSent += 1
         retransmittedBytesSent += size

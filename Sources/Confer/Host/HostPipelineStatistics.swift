@@ -32,6 +32,13 @@ public struct HostPipelineStatistics: Sendable, Codable {
     public var encodedHeight = 0
     /// How many times the composite's encoded size changed with the bitrate.
     public var resolutionChanges = 0
+    /// Temporal layers the composite is encoded with now (more than one only while some
+    /// participant gets fewer).
+    public var temporalLayers = 1
+    /// Times the composite's temporal layers were turned on or off.
+    public var temporalLayerChanges = 0
+    /// The base layer's share of the bitrate (nil: the encoder's default, while no participant takes fewer layers).
+    public var baseLayerShare: Double?
     /// Opus frames encoded: one per frame for all non-speaking listeners, one per speaker.
     public var audioFramesEncoded = 0
     /// Opus encoders that encoded the last frame.
@@ -105,6 +112,15 @@ public struct HostParticipantStatistics: Sendable, Codable {
     public var frameHeight = 0
     /// Pictures received per second over the last second.
     public var receiveFrameRate = 0.0
+    /// The composite's temporal layers this participant gets now, of those encoded (see
+    /// ``HostPipelineStatistics/temporalLayers``).
+    public var temporalLayers = 1
+    /// Composite frames left out for this participant because their layer is above its own.
+    public var framesLeftOut = 0
+    /// Times this participant's layers changed.
+    public var layerSwitches = 0
+    /// Times it was given its layers back because the base layer alone did not fit its link.
+    public var layerReductionsAbandoned = 0
 
     /// Nothing yet.
     public init() {}

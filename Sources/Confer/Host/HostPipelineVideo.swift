@@ -35,6 +35,12 @@ final class HostPipelineVideo {
     /// The bitrate the encoder was last set to.
     private(set) var encoderBitrate: Int
     private var sendRate = HostPipelineRateMeter()
+    /// What each temporal layer cost over the last second.
+    private(set) var layerRates = HostPipelineLayerRates()
+
+    /// Where the VP8 picture id sits in a composite packet's payload (its descriptor starts
+    /// X, then I/L/T/K, then the 15-bit id), for the forwarders to shift; nil for other codecs.
+    private var pictureIDOffset: Int? { configuration.codec == .vp8 && configuration.effectiveTemporalLayers > 1 ? 2 : nil }
 
     /// The time of the host's latest entry point (for pictures that arrive inside a receive
     /// pipeline's call, which does not pass the time on).
@@ -80,6 +86,7 @@ final class HostPipelineVideo {
         packetizer = try RTPPacketizer(
             stream: configuration.codec, ssrc: configuration.videoSSRC, payloadType: configuration.videoPayloadType,
             random: &random, transportSequenceNumberID: configuration.transportSequenceNumberID, absoluteSendTimeID: nil,
+            writesTemporalLayers: configuration.effectiveTemporalLayers > 1,
             error: { HostPipelineError(.invalidConfiguration, $0) })
         rtxWriter = try RTPPacketizer(
             rtxOf: configuration.codec, ssrc: configuration.rtxSSRC, payloadType: configuration.rtxPayloadType,
@@ -134,15 +141,24 @@ final class HostPipelineVideo {
             encoded.timestamp = frameTime
             compositeHandler(encoded)
         }
+        let layer = encoded.vp8?.temporalLayer ?? 0
+        let isSwitchingPoint = encoded.vp8?.layerSync ?? false
+        layerRates.record(layer: layer, bytes: encoded.data.count, at: now)
+        for participant in participants {
+            participant.downlink.layers.beginFrame(layer: layer, isSwitchingPoint: isSwitchingPoint, isKeyframe: encoded.isKeyframe)
+        }
         let buffer = UnsafeMutableRawBufferPointer(packet)
         let transportOffset = packetizer.transportSequenceOffset
+        // Read here: the packetizer is being mutated while it calls back.
+        let pictureIDOffset = pictureIDOffset.map { packetizer.headerSize + $0 }
         do {
             try packetizer.packetize(encoded, rtpTimestamp: rtpTimestamp, captureTime: frameTime, maxPayloadSize: maximumPayloadSize,
                                      into: buffer) { length in
                 let bytes = UnsafeRawBufferPointer(rebasing: buffer[0 ..< length])
                 if let view = try? RTPPacketView(bytes) { history.store(view, sentAt: now) }
                 for participant in participants {
-                    participant.downlink.sendVideo(bytes, transportSequenceOffset: transportOffset, at: now)
+                    participant.downlink.sendVideo(bytes, transportSequenceOffset: transportOffset,
+                                                   pictureIDOffset: pictureIDOffset, at: now)
                 }
             }
         } catch {
@@ -153,14 +169,26 @@ final class HostPipelineVideo {
     }
 
     /// Answers `participant`'s NACK: RTX from the shared history, to that participant only,
-    /// each packet at most once per its round-trip time.
+    /// each packet at most once per its round-trip time. The NACK names the numbers the
+    /// participant's packets carried (see ``TemporalLayerForwarder``); the history knows
+    /// the composite's own.
     func retransmit(_ sequenceNumbers: [UInt16], to downlink: HostPipelineDownlink, at now: Timestamp) {
         downlink.nacksReceived += 1
-        downlink.retransmissions.filter(sequenceNumbers, rtt: downlink.roundTripTime ?? .milliseconds(100), at: now)
+        let known = sequenceNumbers.compactMap { forwarded in
+            downlink.layers.original(ofForwarded: forwarded).map { (forwarded: forwarded, original: $0) }
+        }
+        downlink.retransmissions.filter(known.map(\.original), rtt: downlink.roundTripTime ?? .milliseconds(100), at: now)
         let transportOffset = packetizer.transportSequenceOffset
         // The per-participant record throttled; the shared history must not (rtt zero).
-        history.retransmit(downlink.retransmissions.allowed, now: now, rtt: .zero) { packet in
-            downlink.sendRetransmission(packet, transportSequenceOffset: transportOffset, at: now)
+        for original in downlink.retransmissions.allowed {
+            guard let forwarded = known.first(where: { $0.original == original })?.forwarded,
+                  let shift = downlink.layers.originalAndShift(ofForwarded: forwarded)?.pictureIDShift else { continue }
+            history.retransmit(CollectionOfOne(original), now: now, rtt: .zero) { packet in
+                // The RTX payload starts with the original sequence number: the participant's.
+                guard let view = try? RTPPacketView(packet) else { return }
+                downlink.sendRetransmission(packet, payloadOffset: view.headerSize, forwarded: forwarded, pictureIDShift: shift,
+                                            pictureIDOffset: pictureIDOffset, transportSequenceOffset: transportOffset, at: now)
+            }
         }
     }
 
@@ -181,13 +209,40 @@ final class HostPipelineVideo {
 
     /// Sets the encoder's target to `bitrate` (clamped to the bounds) when it differs enough
     /// from the current one to matter.
-    func setTargetBitrate(_ bitrate: Int) {
+    func setTargetBitrate(_ bitrate: Int, baseLayerShare: Double? = nil) {
         let clamped = min(max(bitrate, configuration.minimumBitrate), configuration.maximumBitrate)
-        guard abs(clamped - encoderBitrate) * 50 >= encoderBitrate else { return }   // 2 %
-        guard (try? encoder.setBitrate(clamped)) != nil else { return }
+        let shareChanged = abs((baseLayerShare ?? 0) - (encoderBaseLayerShare ?? 0)) >= 0.02
+        guard abs(clamped - encoderBitrate) * 50 >= encoderBitrate || shareChanged else { return }   // 2 %
+        guard (try? encoder.setBitrate(clamped, baseLayerShare: baseLayerShare)) != nil else { return }
         encoderBitrate = clamped
+        encoderBaseLayerShare = baseLayerShare
         bitrateChanges += 1
     }
+
+    /// Encodes `layers` temporal layers from the next frame on (one while every participant
+    /// gets them all: a layered stream costs more bits for the same picture).
+    func setTemporalLayers(_ layers: Int) {
+        guard layers != encoder.temporalLayers else { return }
+        guard (try? encoder.setTemporalLayers(layers)) != nil else { return }
+        temporalLayerChanges += 1
+        // What the layers cost is measured from here: frames of the other pattern say nothing of it.
+        layerRates = HostPipelineLayerRates()
+    }
+
+    /// The temporal layers encoded now.
+    var temporalLayers: Int { encoder.temporalLayers }
+
+    /// How many times the composite's temporal layers were turned on or off.
+    private(set) var temporalLayerChanges = 0
+
+    /// Caps the composite's keyframes at about `bits` (nil: the encoder's own cap).
+    func setKeyframeSizeLimit(_ bits: Int?) {
+        guard bits != encoder.keyframeSizeLimit else { return }
+        try? encoder.setKeyframeSizeLimit(bits)
+    }
+
+    /// The base layer's share the encoder was last set to (nil: its default).
+    private(set) var encoderBaseLayerShare: Double?
 
     /// Composite frames sent per second over the last second, at `now`.
     func sendFrameRate(at now: Timestamp) -> Double { sendRate.rate(at: now) }

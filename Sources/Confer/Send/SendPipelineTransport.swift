@@ -50,6 +50,19 @@ final class SendPipelineTransport {
     /// Video packets sent at once because the pacer's queue was full.
     private(set) var pacerOverflows = 0
 
+    /// Whether packets handed to ``sendPaced(length:transportSequenceOffset:absoluteSendTimeOffset:at:)``
+    /// wait for the pacer now (a transport made with a pacer can leave it idle: the host
+    /// paces only participants that get fewer layers; see ``setPacing(factor:)``).
+    private(set) var isPacing: Bool
+
+    /// Paces at `factor` × the estimate from now on, or (nil) not at all: packets then
+    /// leave as written once the queue has drained. A transport made without a pacer ignores it.
+    func setPacing(factor: Double?) {
+        guard pacer != nil else { return }
+        isPacing = factor != nil
+        if let factor { pacer?.factor = factor }
+    }
+
     /// How many packets the pacer's queue holds: two seconds of a 2 Mbit/s stream.
     static let queueSlots = 512
 
@@ -82,6 +95,7 @@ final class SendPipelineTransport {
         srtcp = outbound?.rtcp
         self.output = output
         pacer = paces ? Pacer(target: estimator.targetBitrate) : nil
+        isPacing = paces
         // Allocated once, when pacing: the queue never grows.
         queueStorage = .allocate(byteCount: paces ? Self.queueSlots * maximumRTPSize : 0, alignment: 16)
         queue = paces ? Array(repeating: (0, nil, nil), count: Self.queueSlots) : []
@@ -98,9 +112,11 @@ final class SendPipelineTransport {
     /// Returns the bytes sent or queued (0 when it could not be sent).
     @discardableResult
     func sendPaced(length: Int, transportSequenceOffset: Int?, absoluteSendTimeOffset: Int?, at now: Timestamp) -> Int {
-        guard var pacer else {
-            return sendRTP(length: length, transportSequenceOffset: transportSequenceOffset,
-                           absoluteSendTimeOffset: absoluteSendTimeOffset, at: now)
+        guard var pacer, isPacing || queueCount > 0 else {
+            let size = sendRTP(length: length, transportSequenceOffset: transportSequenceOffset,
+                               absoluteSendTimeOffset: absoluteSendTimeOffset, at: now)
+            self.pacer?.sent(size, at: now)
+            return size
         }
         pacer.setTarget(estimator.targetBitrate, queuedBytes: queuedBytes + length, at: now)
         if queueCount == 0, pacer.canSend(at: now) {
@@ -133,7 +149,7 @@ final class SendPipelineTransport {
     func poll(at now: Timestamp) {
         guard var pacer, queueCount > 0 else { return }
         pacer.setTarget(estimator.targetBitrate, queuedBytes: queuedBytes, at: now)
-        while queueCount > 0, pacer.canSend(at: now) {
+        while queueCount > 0, pacer.canSend(at: now) || !isPacing {
             let (length, transportOffset, sendTimeOffset) = queue[queueHead]
             UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< length])
                 .copyMemory(from: UnsafeRawBufferPointer(rebasing: queueStorage[queueHead * maximumRTPSize ..< queueHead * maximumRTPSize + length]))
@@ -227,14 +243,25 @@ final class SendPipelineTransport {
     /// like a packet written there; its header extensions sit where the original's did.
     /// The compositing host sends its one plaintext packet to each participant this way,
     /// stamped and protected for each.
+    /// A forwarder renumbering packets for this receiver passes `rewriting` and
+    /// `rewritingAlso`: 16-bit numbers written big-endian at byte offsets of the copy (the
+    /// RTP sequence number or an RTX packet's original one, and the picture id).
     @discardableResult
     func sendRTP(copying packet: UnsafeRawBufferPointer, transportSequenceOffset: Int?, absoluteSendTimeOffset: Int?,
-                 at now: Timestamp, paced: Bool = false) -> Int {
+                 at now: Timestamp, paced: Bool = false, rewriting: (offset: Int, value: UInt16)? = nil,
+                 rewritingAlso second: (offset: Int, value: UInt16)? = nil) -> Int {
         guard packet.count <= maximumRTPSize else {
             sendFailures += 1
             return 0
         }
         UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< packet.count]).copyMemory(from: packet)
+        func write(_ field: (offset: Int, value: UInt16)?) {
+            guard let field, field.offset >= 0, field.offset + 2 <= packet.count else { return }
+            buffer[field.offset] = UInt8(truncatingIfNeeded: field.value >> 8)
+            buffer[field.offset + 1] = UInt8(truncatingIfNeeded: field.value)
+        }
+        write(rewriting)
+        write(second)
         if paced {
             return sendPaced(length: packet.count, transportSequenceOffset: transportSequenceOffset,
                              absoluteSendTimeOffset: absoluteSendTimeOffset, at: now)

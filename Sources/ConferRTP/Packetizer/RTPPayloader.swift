@@ -18,10 +18,11 @@ public enum RTPPayloader {
     case taken
 
     /// The payloader for `codec`; Opus marks the first packet of a talkspurt when
-    /// `marksTalkspurts` (RFC 3551 §4.1).
-    public init(codec: Codec, marksTalkspurts: Bool = false) {
+    /// `marksTalkspurts` (RFC 3551 §4.1); VP8 writes TL0PICIDX, TID and Y when
+    /// `writesTemporalLayers` (a stream with temporal layers, RFC 7741 §4.2).
+    public init(codec: Codec, marksTalkspurts: Bool = false, writesTemporalLayers: Bool = false) {
         switch codec {
-        case .vp8: self = .vp8(VP8Payloader())
+        case .vp8: self = .vp8(VP8Payloader(includesTemporalLayerInfo: writesTemporalLayers))
         // Confer sends one spatial and one temporal layer, for which RFC 9628 leaves the layer
         // indices out (L = 0). FFmpeg's RTP demuxer (libavformat 5.x, rtpdec_vp9.c) reads the
         // layer byte of an older draft with no TL0PICIDX after it, so with L = 1 it takes

@@ -36,6 +36,8 @@ public struct MeetingOptions: Sendable {
     public var cameraBitrate: Int
     /// The most the composite may use, in bit/s.
     public var compositeBitrate: Int
+    /// Temporal layers in the composite (1…3, VP8; see ``HostPipelineConfiguration/temporalLayers``).
+    public var temporalLayers = 1
     /// Whether every stream is SRTP-protected (its own keys each way, per participant).
     public var srtp: Bool
     /// The renderer's draw budget at participant 1: draws per second shared by all views.

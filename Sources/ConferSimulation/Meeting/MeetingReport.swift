@@ -108,6 +108,9 @@ public struct MeetingReport: Codable, Sendable {
         public var compositeResolution: String
         /// The composite's target bitrate at the end of the second, in bit/s.
         public var compositeBitrate: Int
+        /// The composite's temporal layers at the end of the second (more than one while
+        /// some member gets fewer).
+        public var compositeLayers: Int
         /// Each member's reception over the last second, in member order.
         public var members: [MemberSample]
     }
@@ -118,6 +121,12 @@ public struct MeetingReport: Codable, Sendable {
         public var framesPerSecond: Double
         /// The size of the last picture it rendered ("WxH"; "0x0" before the first).
         public var resolution: String
+        /// The composite's temporal layers the host forwarded it at the end of the second.
+        public var layers: Int
+        /// The host's bandwidth estimate of its downlink at the end of the second, bit/s.
+        public var estimate: Int
+        /// Bits the host sent it in the second (video, retransmissions, probes, audio), bit/s.
+        public var sentBitrate: Int
     }
 
     /// Participants.

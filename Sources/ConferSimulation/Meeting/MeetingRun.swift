@@ -33,6 +33,7 @@ final class MeetingRun {
     private var lastSampleHostFrames = 0
     private var lastSampleRendered = 0
     /// Pictures each member had rendered at the last timeline sample.
+    private var lastSampleMemberBytes: [Int] = []
     private var lastSampleMemberFrames: [Int] = []
     private let session: MeetingSession
     /// Kicks still to come, earliest first.
@@ -65,6 +66,7 @@ final class MeetingRun {
         hostConfiguration.maximumBitrate = options.compositeBitrate
         hostConfiguration.minimumBitrate = min(hostConfiguration.minimumBitrate, options.compositeBitrate)
         hostConfiguration.seed = options.seed
+        hostConfiguration.temporalLayers = options.temporalLayers
         host = try HostPipeline(configuration: hostConfiguration)
 
         let session = try MeetingSession(participants: count, seed: options.seed)
@@ -225,19 +227,26 @@ final class MeetingRun {
         let rendered = members[0].reception.framesRendered
         if lastSampleMemberFrames.count != members.count { lastSampleMemberFrames = Array(repeating: 0, count: members.count) }
         var memberSamples: [MeetingReport.MemberSample] = []
+        if lastSampleMemberBytes.count != members.count { lastSampleMemberBytes = Array(repeating: 0, count: members.count) }
         for (index, member) in members.enumerated() {
             let frames = member.reception.framesRendered
+            let atHost = statistics.participants[member.id]
+            let bytes = atHost.map { $0.videoBytesSent + $0.retransmittedBytesSent + $0.paddingBytesSent + $0.audioBytesSent } ?? 0
             memberSamples.append(MeetingReport.MemberSample(
                 framesPerSecond: Double(frames - lastSampleMemberFrames[index]),
-                resolution: "\(member.reception.width)x\(member.reception.height)"))
+                resolution: "\(member.reception.width)x\(member.reception.height)",
+                layers: atHost?.temporalLayers ?? 0,
+                estimate: atHost?.bandwidth.map { Int($0.targetBitrate.bitsPerSecond) } ?? 0,
+                sentBitrate: (bytes - lastSampleMemberBytes[index]) * 8))
             lastSampleMemberFrames[index] = frames
+            lastSampleMemberBytes[index] = bytes
         }
         timeline.append(MeetingReport.Sample(
             time: nextSample.seconds, activeSpeaker: host.activeSpeaker.map { Int($0.rawValue) },
             compositeFramesPerSecond: Double(hostFrames - lastSampleHostFrames),
             renderedFramesPerSecond: Double(rendered - lastSampleRendered),
             compositeResolution: "\(statistics.encodedWidth)x\(statistics.encodedHeight)",
-            compositeBitrate: statistics.videoTargetBitrate, members: memberSamples))
+            compositeBitrate: statistics.videoTargetBitrate, compositeLayers: statistics.temporalLayers, members: memberSamples))
         lastSampleHostFrames = hostFrames
         lastSampleRendered = rendered
         nextSample = nextSample + .seconds(1)

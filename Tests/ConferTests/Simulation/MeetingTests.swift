@@ -127,6 +127,44 @@ import ConferNet
         #expect(last.members[0].framesPerSecond >= 25)
     }
 
+    /// With temporal layers, a member on a weak downlink gets the base layer (7.5 fps of
+    /// the composite) and the others get the bitrate their own links carry, where without
+    /// layers the composite follows the weak link for everyone.
+    @Test func temporalLayersKeepAWeakMemberFromSettingEveryonesBitrate() throws {
+        func run(layers: Int) throws -> MeetingReport {
+            var options = MeetingOptions(participants: 5, duration: .seconds(6), canvasWidth: 640, canvasHeight: 360,
+                                         compositeBitrate: 1_000_000, seed: 1)
+            var weak = options.downlink
+            weak.bandwidth = 350_000
+            options.memberPaths[4] = MeetingMemberPath(uplink: options.uplink, downlink: weak)
+            options.temporalLayers = layers
+            return try Meeting.run(options: options)
+        }
+        func compositeBitrate(_ report: MeetingReport) -> Double {
+            let late = report.timeline.filter { $0.time > 3 }
+            return Double(late.map(\.compositeBitrate).reduce(0, +)) / Double(max(late.count, 1))
+        }
+        let single = try run(layers: 1)
+        let layered = try run(layers: 3)
+        // Measured: 185 kbit/s without layers, 642 with.
+        #expect(compositeBitrate(layered) >= 2 * compositeBitrate(single),
+                "composite \(compositeBitrate(single)) → \(compositeBitrate(layered)) bit/s")
+        #expect(compositeBitrate(layered) > 350_000)
+        for member in layered.members.dropLast() {
+            #expect(member.receiveFrameRate >= 27, "member \(member.id) received \(member.receiveFrameRate) fps")
+        }
+        let weakMember = try #require(layered.members.last)
+        #expect(weakMember.receiveFrameRate >= 5 && weakMember.receiveFrameRate <= 16,
+                "the weak member received \(weakMember.receiveFrameRate) fps")
+        #expect(layered.members.allSatisfy { $0.freezeCount == 0 })
+        // Within its cap over the run and the drain.
+        #expect(weakMember.downlink.bytesDelivered <= 350_000 / 8 * 7)
+        let last = try #require(layered.timeline.last)
+        #expect(last.compositeLayers == 3 && last.members[4].layers == 1 && last.members[0].layers == 3)
+        #expect((weakMember.host?.framesLeftOut ?? 0) > 0)
+        #expect(single.timeline.last?.compositeLayers == 1)
+    }
+
     /// The host asks each participant for what its slot shows: on a 9-tile grid of a
     /// 1280×720 canvas (426×240 tiles, 274 kbit/s asked) a 640×360 camera is encoded at
     /// 480×270; in the speaker layout the speaker keeps its full size and the thumbnails
@@ -213,6 +251,8 @@ import ConferNet
         #expect(weak.uplink(of: 8).delay == .milliseconds(80) && weak.downlink(of: 8).delay == .milliseconds(80))
         #expect(weak.downlink(of: 8).jitter == .normal(.milliseconds(20)))
         #expect(weak.downlink(of: 0) == weak.downlink && weak.memberPaths.count == 1)
+        #expect(try MeetingCommand.parse(["--temporal-layers", "3"]).meetingOptions().temporalLayers == 3)
+        #expect(try MeetingCommand.parse([]).meetingOptions().temporalLayers == 1)
         let files = try MeetingCommand.parse(["--inputs", "a.y4m", "b.y4m", "--audio-inputs", "a.wav"])
         #expect(files.inputs == ["a.y4m", "b.y4m"] && files.audioInputs == ["a.wav"])
     }
@@ -229,6 +269,9 @@ import ConferNet
         ["--member", "2"],
         ["--member", "0:delay=10"],
         ["--member", "2:delay=-5"],
+        ["--temporal-layers", "4"],
+        ["--temporal-layers", "0"],
+        ["--temporal-layers", "3", "--codec", "vp9"],
     ])
     func rejectsABadCommandLine(arguments: [String]) {
         #expect(throws: (any Error).self) { try MeetingCommand.parse(arguments) }

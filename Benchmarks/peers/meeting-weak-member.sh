@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# One weak member in a composite meeting (issue 14, item 2): `confer meeting` with 9
+# members in virtual time, member 9 behind a capped downlink (300, 600, 900 kbit/s), with
+# the composite in one temporal layer (it follows the weakest link) and in three (the weak
+# member gets the layers its link carries), several seeds. Virtual time: the figures do
+# not depend on the machine's load.
+#
+# Prints one markdown row per run: the host's frame rate, the slowest of the other eight,
+# the weak member's, freezes (all members), the composite's mean target bitrate over
+# seconds 2–10, what the host sent the weak member (kbit/s, seconds 2–10, everything:
+# video, retransmissions, probes, audio) and the temporal layers it got each second.
+#
+#   Benchmarks/peers/meeting-weak-member.sh                        # this tree's release build
+#   CAPS="600" SEEDS="1" Benchmarks/peers/meeting-weak-member.sh
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+if [ -z "${CONFER:-}" ]; then
+  swift build -c release --package-path "$root" --product confer >&2
+  CONFER="$root/.build/release/confer"
+fi
+seeds=${SEEDS:-1 2 3}
+caps=${CAPS:-300 600 900}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+echo "| weak downlink | layers | seed | host sends | other 8 receive (slowest) | weak member receives | freezes | composite kbit/s (2–10 s) | sent to the weak member kbit/s | its layers each second |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+for cap in $caps; do
+  for layers in 1 3; do
+    for seed in $seeds; do
+      "$CONFER" meeting --participants 9 --seed "$seed" --member "9:down-bandwidth=$cap" --temporal-layers "$layers" -q \
+        -o "$work/c.ivf" --audio-out "$work/m.wav" --report "$work/r.json" > /dev/null 2>&1 \
+        || { echo "| $cap | $layers | $seed | failed | | | | | | |"; continue; }
+      python3 - "$work/r.json" "$cap" "$layers" "$seed" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+m = r["members"]
+t = [s for s in r["timeline"] if s["time"] > 2]
+composite = sum(s["compositeBitrate"] for s in t) / len(t) / 1000
+sent = sum(s["members"][-1]["sentBitrate"] for s in t) / len(t) / 1000
+layers = " ".join(f'{s["members"][-1]["layers"]}/{s["compositeLayers"]}' for s in r["timeline"])
+print(f'| {sys.argv[2]} | {sys.argv[3]} | {sys.argv[4]} | {r["hostSendFrameRate"]:.1f} fps '
+      f'| {min(x["receiveFrameRate"] for x in m[:-1]):.1f} fps | {m[-1]["receiveFrameRate"]:.1f} fps '
+      f'| {sum(x["freezeCount"] for x in m)} | {composite:.0f} | {sent:.0f} | {layers} |')
+PY
+    done
+  done
+done

@@ -1,0 +1,123 @@
+import Testing
+import ConferMedia
+@testable import ConferRTP
+
+/// The per-receiver layer forwarder: left-out frames are not loss, NACKs map back, and
+/// switching follows the switching points.
+@Suite struct TemporalLayerForwarderTests {
+    /// The 0, 2, 1, 2 pattern, every upper frame a switching point (as Confer's VP8 encoder
+    /// makes it), `packets` packets per frame, from sequence number `first`.
+    struct Stream {
+        var sequenceNumber: UInt16
+        var frame = 0
+        static let pattern: [UInt8] = [0, 2, 1, 2]
+
+        mutating func next(into forwarder: inout TemporalLayerForwarder, packets: Int = 2, keyframe: Bool = false,
+                           sync: Bool? = nil) -> (layer: UInt8, forwarded: [UInt16?], originals: [UInt16]) {
+            let layer = keyframe ? 0 : Self.pattern[frame % 4]
+            if keyframe { frame = 0 }
+            frame += 1
+            forwarder.beginFrame(layer: layer, isSwitchingPoint: sync ?? (layer > 0), isKeyframe: keyframe)
+            var forwarded: [UInt16?] = []
+            var originals: [UInt16] = []
+            for _ in 0..<packets {
+                originals.append(sequenceNumber)
+                forwarded.append(forwarder.forward(sequenceNumber))
+                sequenceNumber &+= 1
+            }
+            return (layer, forwarded, originals)
+        }
+    }
+
+    @Test func aBaseOnlyReceiverGetsUnbrokenNumbersAndItsNACKsMapBack() throws {
+        var forwarder = TemporalLayerForwarder(layer: 2)
+        var stream = Stream(sequenceNumber: 65_530)    // wraps on the way
+        _ = stream.next(into: &forwarder, keyframe: true)
+        forwarder.targetLayer = 0
+        var sent: [(forwarded: UInt16, original: UInt16)] = []
+        for _ in 0..<40 {
+            let frame = stream.next(into: &forwarder)
+            for (forwarded, original) in zip(frame.forwarded, frame.originals) {
+                if frame.layer == 0 {
+                    sent.append((try #require(forwarded), original))
+                } else {
+                    #expect(forwarded == nil, "a layer-\(frame.layer) packet went to a base-only receiver")
+                }
+            }
+        }
+        // Consecutive numbers: the receiver sees no gap where frames were left out.
+        for (previous, next) in zip(sent, sent.dropFirst()) { #expect(next.forwarded == previous.forwarded &+ 1) }
+        #expect(sent.count == 20)                          // 10 base frames of 2 packets
+        #expect(forwarder.framesDropped == 30 && forwarder.packetsDropped == 60)
+        for packet in sent { #expect(forwarder.original(ofForwarded: packet.forwarded) == packet.original) }
+        #expect(forwarder.original(ofForwarded: sent.last!.forwarded &+ 1) == nil)
+    }
+
+    @Test func switchingDownIsAtOnceAndUpWaitsForEachLayersSwitchingPoint() {
+        var forwarder = TemporalLayerForwarder(layer: 2)
+        var stream = Stream(sequenceNumber: 100)
+        _ = stream.next(into: &forwarder, keyframe: true)
+        forwarder.targetLayer = 0
+        #expect(stream.next(into: &forwarder).forwarded.allSatisfy { $0 == nil })    // layer 2, left out at once
+        #expect(forwarder.currentLayer == 0)
+        // Up to 2: the next frame is layer 1 but not a switching point, so it waits.
+        forwarder.targetLayer = 2
+        #expect(stream.next(into: &forwarder, sync: false).forwarded.allSatisfy { $0 == nil })
+        #expect(stream.next(into: &forwarder).forwarded.allSatisfy { $0 == nil })    // layer 2 before layer 1: still waits
+        #expect(forwarder.currentLayer == 0)
+        #expect(stream.next(into: &forwarder).forwarded.allSatisfy { $0 != nil })    // layer 0
+        #expect(stream.next(into: &forwarder).forwarded.allSatisfy { $0 == nil })    // layer 2: not yet
+        let middle = stream.next(into: &forwarder)                                    // layer 1, a switching point
+        #expect(middle.layer == 1 && middle.forwarded.allSatisfy { $0 != nil } && forwarder.currentLayer == 1)
+        let top = stream.next(into: &forwarder)                                       // layer 2, a switching point
+        #expect(top.layer == 2 && top.forwarded.allSatisfy { $0 != nil } && forwarder.currentLayer == 2)
+        #expect(forwarder.layerSwitches == 3)
+    }
+
+    @Test func aKeyframeTakesTheTargetAtOnce() {
+        var forwarder = TemporalLayerForwarder(layer: 0)
+        var stream = Stream(sequenceNumber: 0)
+        _ = stream.next(into: &forwarder, keyframe: true)
+        forwarder.targetLayer = 2
+        _ = stream.next(into: &forwarder, keyframe: true)
+        #expect(forwarder.currentLayer == 2)
+        #expect(stream.next(into: &forwarder).forwarded.allSatisfy { $0 != nil })
+    }
+
+    /// NACKs for numbers older than the remembered history, or never sent, get nothing
+    /// rather than another packet's original.
+    @Test func oldNumbersAreForgotten() throws {
+        var forwarder = TemporalLayerForwarder(layer: 2, history: 16)
+        var stream = Stream(sequenceNumber: 7)
+        let first = stream.next(into: &forwarder, keyframe: true)
+        let number = try #require(first.forwarded[0])
+        #expect(forwarder.original(ofForwarded: number) == 7)
+        for _ in 0..<10 { _ = stream.next(into: &forwarder) }
+        #expect(forwarder.original(ofForwarded: number) == nil)
+    }
+}
+
+extension TemporalLayerForwarderTests {
+    /// Picture ids shift by the frames left out, so a base-only receiver's run without
+    /// gaps; each forwarded packet remembers its shift for a retransmission, and the shift
+    /// wraps at 15 bits.
+    @Test func pictureIDsShiftByTheFramesLeftOut() throws {
+        var forwarder = TemporalLayerForwarder(layer: 0)
+        var stream = Stream(sequenceNumber: 10)
+        var shifted: [UInt16] = []
+        var firstPacketOfFrame: [UInt16] = []
+        for index in 0..<12 {
+            let frame = stream.next(into: &forwarder, packets: 1, keyframe: index == 0)
+            guard let number = frame.forwarded[0] else { continue }
+            // Picture ids run 0x7FFE, 0x7FFF, 0, …: one per frame of the stream.
+            let original = UInt16((0x7FFE + index) & 0x7FFF)
+            shifted.append(TemporalLayerForwarder.shifted(original, by: forwarder.pictureIDShift))
+            firstPacketOfFrame.append(number)
+        }
+        #expect(shifted == [0x7FFE, 0x7FFF, 0])    // frames 0, 4, 8 of the stream
+        #expect(forwarder.pictureIDShift == 9)       // nine of twelve frames left out
+        let remembered = try #require(forwarder.originalAndShift(ofForwarded: firstPacketOfFrame[1]))
+        #expect(remembered.original == 14 && remembered.pictureIDShift == 3)
+        #expect(TemporalLayerForwarder.shifted(2, by: 5) == 0x7FFD)
+    }
+}
