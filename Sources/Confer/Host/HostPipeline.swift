@@ -336,6 +336,7 @@ public final class HostPipeline {
         result.framesLeftOut = downlink.layers.framesDropped
         result.layerSwitches = downlink.layers.layerSwitches
         result.layerReductionsAbandoned = downlink.reductionsAbandoned
+        result.keyframeRequestsIgnored = downlink.keyframeRequestsIgnored
         return result
     }
 

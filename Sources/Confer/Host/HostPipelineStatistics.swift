@@ -121,6 +121,9 @@ public struct HostParticipantStatistics: Sendable, Codable {
     public var layerSwitches = 0
     /// Times it was given its layers back because the base layer alone did not fit its link.
     public var layerReductionsAbandoned = 0
+    /// Keyframe requests (PLI, FIR) not passed on: it got fewer layers and had one made for
+    /// it less than two seconds before.
+    public var keyframeRequestsIgnored = 0
 
     /// Nothing yet.
     public init() {}

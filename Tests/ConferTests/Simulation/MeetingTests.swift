@@ -165,6 +165,29 @@ import ConferNet
         #expect(single.timeline.last?.compositeLayers == 1)
     }
 
+    /// A member whose link cannot carry even the base layer: no layers in the first two
+    /// seconds (the estimates are guesses), then a reduction that backs up its pacer, its
+    /// layers given back, and no new attempt for five seconds; its keyframe requests are
+    /// passed on at most every two seconds while it is reduced.
+    @Test func aMemberTheBaseLayerDoesNotFitGetsItsLayersBackAndWaits() throws {
+        var options = MeetingOptions(participants: 5, duration: .seconds(12), canvasWidth: 640, canvasHeight: 360,
+                                     compositeBitrate: 1_000_000, seed: 1)
+        var weak = options.downlink
+        weak.bandwidth = 120_000
+        options.memberPaths[4] = MeetingMemberPath(uplink: options.uplink, downlink: weak)
+        options.temporalLayers = 3
+        let report = try Meeting.run(options: options)
+        let layered = report.timeline.enumerated().filter { $0.element.compositeLayers > 1 }.map(\.offset)
+        #expect(report.timeline.prefix(2).allSatisfy { $0.compositeLayers == 1 })
+        let host = try #require(report.members.last?.host)
+        #expect(host.layerReductionsAbandoned >= 2, "abandoned \(host.layerReductionsAbandoned) times")
+        // Measured: layered in the third and ninth seconds only.
+        let attempts = zip(layered, layered.dropFirst()).filter { $1 - $0 > 1 }.map { $1 - $0 }
+        #expect(!layered.isEmpty && attempts.allSatisfy { $0 >= 5 }, "layered seconds \(layered)")
+        #expect(host.keyframeRequestsIgnored > 0)
+        for member in report.members.dropLast() { #expect(member.receiveFrameRate >= 15) }
+    }
+
     /// The host asks each participant for what its slot shows: on a 9-tile grid of a
     /// 1280×720 canvas (426×240 tiles, 274 kbit/s asked) a 640×360 camera is encoded at
     /// 480×270; in the speaker layout the speaker keeps its full size and the thumbnails
