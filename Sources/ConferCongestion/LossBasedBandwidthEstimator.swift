@@ -9,6 +9,18 @@ public import ConferMedia
 /// - 2 % ≤ p ≤ 10 %: hold.
 /// - p > 10 %: multiply by (1 − p/2), at most once per 300 ms + RTT and once per report.
 ///
+/// **Loss the path always has.** On a path with steady random loss (a radio link's 3 %)
+/// classic GCC sits in the hold band for good: any cut (a probe that measured low under
+/// jitter, a false overuse) is never won back. So the controller learns the loss it sees
+/// while the delay-based detector finds no queue (reports marked `delayWasSteady`:
+/// congestion loss comes with a queue, random loss without), as ``inherentLoss`` (the mean
+/// of the first ten such reports, then a moving average, at most 5 %), and raises the rate
+/// while the loss stays within 2 % of it: with 3 % inherent loss it raises below 5 %.
+/// Loss above that still holds, and above 10 % still cuts whatever its cause (it costs
+/// quality either way). Without delay information (receiver reports only, or a caller
+/// that does not say) nothing is learned and the rule is the classic one. libwebrtc's
+/// LossBasedBweV2 makes the same distinction with a likelihood model.
+///
 /// The result never exceeds the delay-based estimate, the receiver's REMB or the
 /// configured maximum. During the first two seconds after the first report, while no
 /// loss has been seen, it follows the delay-based estimate and REMB upwards, so probing
@@ -40,6 +52,13 @@ public struct LossBasedBandwidthEstimator: Sendable {
     public var roundTripTime = TimeDelta.zero
 
     private var lastFractionLoss = 0
+    /// The loss the path shows whatever the rate, learned from reports without a queue.
+    public private(set) var inherentLoss = 0.0
+    private var steadyReports = 0
+    /// The weight of a new report in ``inherentLoss`` after the first ten.
+    static let inherentLossWeight = 0.1
+    /// The most loss taken as the path's own: a path that loses more is held, as classically.
+    static let maximumInherentLoss = 0.05
     private var lostSinceReport = 0
     private var expectedSinceReport = 0
     private var firstReport: Timestamp?
@@ -62,7 +81,9 @@ public struct LossBasedBandwidthEstimator: Sendable {
 
     /// Reports that of `expected` packets, `lost` were lost (transport-cc or receiver
     /// report counts). Reports of fewer than 20 packets are pooled with the next ones.
-    public mutating func onPacketsLost(_ lost: Int, of expected: Int, at now: Timestamp) {
+    /// `delayWasSteady`: the delay-based detector found no queue over the report's packets,
+    /// so their loss is the path's own (see ``inherentLoss``).
+    public mutating func onPacketsLost(_ lost: Int, of expected: Int, at now: Timestamp, delayWasSteady: Bool = false) {
         if firstReport == nil { firstReport = now }
         guard expected > 0 else { return }
         let total = expectedSinceReport + expected
@@ -75,6 +96,11 @@ public struct LossBasedBandwidthEstimator: Sendable {
         lastFractionLoss = min(totalLost * 256 / total, 255)
         expectedSinceReport = 0
         lostSinceReport = 0
+        if delayWasSteady {
+            steadyReports += 1
+            let learned = inherentLoss + (lossFraction - inherentLoss) * max(Self.inherentLossWeight, 1 / Double(steadyReports))
+            inherentLoss = min(learned, Self.maximumInherentLoss)
+        }
         noteReport(at: now)
     }
 
@@ -130,7 +156,7 @@ public struct LossBasedBandwidthEstimator: Sendable {
         }
         let loss = lossFraction
         var candidate = bitrate
-        if loss <= Self.lowLossThreshold {
+        if loss <= Self.lowLossThreshold + inherentLoss {
             candidate = history[historyHead].rate * 1.08 + .kilobitsPerSecond(1)
         } else if loss > Self.highLossThreshold, !decreasedSinceReport,
                   lastDecrease.map({ now - $0 >= Self.decreaseInterval + roundTripTime }) ?? true {

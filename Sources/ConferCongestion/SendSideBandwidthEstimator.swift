@@ -90,6 +90,8 @@ public struct SendSideBandwidthEstimator: Sendable {
     private var propagationRTT: TimeDelta?
     private var reportRTT: (value: TimeDelta, time: Timestamp)?
     private var lostSinceLossUpdate = 0
+    /// Whether the delay-based detector saw overuse since the last loss update (that loss may be the queue's).
+    private var overusedSinceLossUpdate = false
     private var expectedSinceLossUpdate = 0
     private var nextLossUpdate: Timestamp?
     private var lastTransportFeedback: Timestamp?
@@ -162,6 +164,9 @@ public struct SendSideBandwidthEstimator: Sendable {
         probes.request(bitrate, at: now)
     }
 
+    /// The loss the path shows without a queue, as the loss-based controller learned it (0…0.05).
+    public var lossInherent: Double { lossBased.inherentLoss }
+
     /// Applies a transport-cc feedback message that arrived at `now`.
     public mutating func onTransportFeedback(_ message: RTCPTransportFeedback, at now: Timestamp) {
         lastInput = now
@@ -180,9 +185,11 @@ public struct SendSideBandwidthEstimator: Sendable {
         expectedSinceLossUpdate += counts.resolved
         if nextLossUpdate.map({ now >= $0 }) ?? true {
             nextLossUpdate = now + configuration.lossUpdateInterval
-            lossBased.onPacketsLost(lostSinceLossUpdate, of: expectedSinceLossUpdate, at: now)
+            lossBased.onPacketsLost(lostSinceLossUpdate, of: expectedSinceLossUpdate, at: now,
+                                    delayWasSteady: !overusedSinceLossUpdate)
             lostSinceLossUpdate = 0
             expectedSinceLossUpdate = 0
+            overusedSinceLossUpdate = false
         }
 
         acknowledged.update(feedback)
@@ -208,7 +215,10 @@ public struct SendSideBandwidthEstimator: Sendable {
             lossBased.setDelayBasedLimit(result.bitrate, at: now)
         }
         lossBased.update(at: now)
-        if delayBased.usage == .overusing { probes.onOveruse() }
+        if delayBased.usage == .overusing {
+            probes.onOveruse()
+            overusedSinceLossUpdate = true
+        }
         probes.delayVariation = delayBased.delayVariation
         probes.onEstimate(lossBased.bitrate, at: now)
     }
