@@ -131,16 +131,21 @@ public final class VPXEncoder: VideoEncoder {
     /// middle one as well, which compresses a little better but makes a forwarder's switch
     /// up depend on a middle frame rate control may have skipped.
     private static func pattern(layers: Int) -> [LayerFrame] {
+        switch layers {
+        case 2: return patterns.two
+        case 3: return patterns.three
+        default: return patterns.one
+        }
+    }
+
+    /// Built once: `encode` reads one per frame and must not allocate.
+    private static let patterns: (one: [LayerFrame], two: [LayerFrame], three: [LayerFrame]) = {
         let baseFlags = VP8_EFLAG_NO_REF_GF | VP8_EFLAG_NO_REF_ARF | VP8_EFLAG_NO_UPD_GF | VP8_EFLAG_NO_UPD_ARF
         let upperFlags = baseFlags | VP8_EFLAG_NO_UPD_LAST | VP8_EFLAG_NO_UPD_ENTROPY
         let base = LayerFrame(layer: 0, isSync: false, flags: baseFlags)
         func upper(_ layer: UInt8) -> LayerFrame { LayerFrame(layer: layer, isSync: true, flags: upperFlags) }
-        switch layers {
-        case 2: return [base, upper(1)]
-        case 3: return [base, upper(2), upper(1), upper(2)]
-        default: return [base]
-        }
-    }
+        return ([base], [base, upper(1)], [base, upper(2), upper(1), upper(2)])
+    }()
 
     /// Sets libvpx's per-layer targets from `settings` (cumulative, in kbit/s).
     private static func applyLayers(_ settings: VideoEncoderSettings, allowsFrameDropping: Bool,
@@ -193,10 +198,8 @@ public final class VPXEncoder: VideoEncoder {
         switch settings.rateControl {
         case .realTime:
             config.rc_end_usage = VPX_CBR
-            // With temporal layers the encoder drops upper-layer frames itself (see
-            // `LayeredFrameDropper`): libvpx's dropping judges each layer by its own buffer
-            // and so drops base frames first, the ones every receiver needs.
-            config.rc_dropframe_thresh = allowsFrameDropping && settings.temporalLayers == 1 ? dropFrameThreshold : 0
+            // `applyLayers` turns it off again for a layered stream.
+            config.rc_dropframe_thresh = allowsFrameDropping ? dropFrameThreshold : 0
             config.rc_min_quantizer = 2
             config.rc_max_quantizer = codec == .vp8 ? 52 : 56
             config.rc_undershoot_pct = 100

@@ -23,8 +23,9 @@ import ConferCongestion
 /// protected with that participant's key. A single encode serves everyone; without
 /// temporal layers its bitrate is the minimum of the participants' bandwidth estimates less
 /// audio, within ``HostPipelineConfiguration/minimumBitrate``…``HostPipelineConfiguration/maximumBitrate``,
-/// so the weakest link sets the quality for all. With temporal layers (VP8, three by
-/// default), a minority of weak participants get only the lower layers (7.5 or 15 fps,
+/// so the weakest link sets the quality for all. With temporal layers (VP8,
+/// ``HostPipelineConfiguration/temporalLayers``, one by default), a minority of weak
+/// participants get only the lower layers (7.5 or 15 fps,
 /// renumbered by their ``TemporalLayerForwarder`` so the left-out frames are not loss),
 /// and the bitrate follows the rest (``TemporalLayerAllocator``); a reduced participant's
 /// path is probed every few seconds at the next layer's rate, since its own feedback,

@@ -60,7 +60,8 @@ public struct HostPipelineConfiguration: Sendable {
     /// Temporal layers in the composite (1…3; VP8 only, other codecs encode one). With
     /// more than one, the host forwards each participant the layers its estimate carries
     /// (``TemporalLayerAllocator``): a participant on a weak link gets half or a quarter
-    /// of the frame rate instead of setting everyone's bitrate.
+    /// of the frame rate instead of setting everyone's bitrate. One by default: on a link
+    /// too weak for even the base layer, each attempt costs that participant frames.
     public var temporalLayers: Int
     /// The largest datagram sent, SRTP tag included.
     public var maximumPacketSize: Int
