@@ -33,6 +33,7 @@ public final class ScalingVideoEncoder {
         self.allowsFrameDropping = allowsFrameDropping
         bitrate = settings.bitrate
         baseLayerShare = settings.baseLayerShare
+        temporalLayers = settings.temporalLayers
         if adaptsResolution {
             ladder = VideoResolutionLadder(width: settings.width, height: settings.height,
                                            frameRate: settings.frameRate, startBitrate: settings.bitrate)
@@ -79,7 +80,7 @@ public final class ScalingVideoEncoder {
     }
 
     /// The temporal layers encoded now.
-    public private(set) lazy var temporalLayers = settings.temporalLayers
+    public private(set) var temporalLayers: Int
 
     /// The keyframe size cap asked for, in bits.
     public private(set) var keyframeSizeLimit: Int?

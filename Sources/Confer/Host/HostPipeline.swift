@@ -442,12 +442,16 @@ public final class HostPipeline {
             Int($0.downlink.transport.estimator.targetBitrate.bitsPerSecond) - configuration.audioBitrate
         }
         let layers = configuration.effectiveTemporalLayers
-        let rates = video.layerRates.cumulativeRates(layers: layers, at: clock)
-        let measured = rates.map { Double($0) / Double(max(rates.last ?? 0, 1)) }
+        // What the layers cost, as shares of the whole, once the encoder makes them.
+        var measured: [Double] = []
+        if video.temporalLayers > 1 {
+            let rates = video.layerRates.cumulativeRates(layers: layers, at: clock)
+            if let total = rates.last, total > 0 { measured = rates.map { Double($0) / Double(total) } }
+        }
         let allocation = layerAllocator.allocate(
             budgets: budgets, current: participants.map(\.downlink.layers.targetLayer),
             minimum: configuration.minimumBitrate, maximum: configuration.maximumBitrate,
-            measured: video.temporalLayers > 1 && (rates.last ?? 0) > 0 ? measured : [],
+            measured: measured,
             reducible: participants.map { $0.downlink.reductionBlockedUntil.map { clock >= $0 } ?? true })
         let top = UInt8(layers - 1)
         for (participant, layer) in zip(participants, allocation.layers) {

@@ -243,6 +243,7 @@ final class SendPipelineTransport {
     /// like a packet written there; its header extensions sit where the original's did.
     /// The compositing host sends its one plaintext packet to each participant this way,
     /// stamped and protected for each.
+    ///
     /// A forwarder renumbering packets for this receiver passes `rewriting` and
     /// `rewritingAlso`: 16-bit numbers written big-endian at byte offsets of the copy (the
     /// RTP sequence number or an RTX packet's original one, and the picture id).
