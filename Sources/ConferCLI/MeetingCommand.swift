@@ -50,6 +50,11 @@ struct MeetingCommand: ParsableCommand {
         "Temporal layers in the composite (1–3, VP8): participants on weak links get fewer, at a lower frame rate.",
         valueName: "N"))
     var temporalLayers = 1
+    @Flag(name: .customLong("no-simulcast"), help: """
+        Encode the composite once only: members on weak links set everyone's bitrate instead of getting a second, \
+        smaller encode (off anyway with --temporal-layers above 1).
+        """)
+    var noSimulcast = false
     @Option(help: ArgumentHelp("Draws per second participant 1's display affords.", valueName: "N"))
     var budget = 120
     @Option(help: ArgumentHelp("Participant 1's display refresh rate in Hz.", valueName: "HZ"))
@@ -107,6 +112,7 @@ struct MeetingCommand: ParsableCommand {
             codec: codec, canvasWidth: size.width, canvasHeight: size.height, frameRate: fps,
             compositeBitrate: bitrate * 1000, srtp: !noSRTP, drawBudget: budget, refreshRate: refresh, seed: network.seed)
         options.temporalLayers = temporalLayers
+        options.simulcast = !noSimulcast
         options.kicks = try kick.map { text in
             let parts = text.split(separator: "@")
             guard parts.count == 2, let member = Int(parts[0]), let seconds = Double(parts[1]), member >= 1, seconds >= 0 else {
@@ -191,6 +197,15 @@ struct MeetingCommandReport: CommandReport {
                     .joined(separator: ",")
             }
             lines.append("  members given fewer temporal layers (each second, member:layers): " + reduced.joined(separator: " "))
+        }
+        // Who got the small encode, second by second.
+        if r.timeline.contains(where: { $0.smallEncodeResolution != nil }) {
+            let small = r.timeline.map { sample in
+                let members = sample.members.enumerated().filter(\.element.smallEncode).map { "\($0.offset + 1)" }
+                guard let size = sample.smallEncodeResolution, !members.isEmpty else { return "-" }
+                return members.joined(separator: ",") + "@" + size + "/" + "\((sample.smallEncodeBitrate ?? 0) / 1000)k"
+            }
+            lines.append("  members given the small encode (each second, members@size/bitrate): " + small.joined(separator: " "))
         }
         var rows = [["member", "sends", "host gets", "up kB / lost", "down kB / lost", "streams v+a", "recv fps", "resolution",
                      "freezes", "audio pkt/s out / in", "speaking s (sched)"]]

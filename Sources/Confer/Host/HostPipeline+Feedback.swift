@@ -67,7 +67,8 @@ extension HostPipeline {
             return
         }
         downlink.lastKeyframeRequest = now
-        video.throttle.request()
+        // A participant on the small encode needs a keyframe of that one only.
+        video.requestKeyframe(of: downlink.layers.currentStream)
     }
 
     /// Takes the round-trip time and loss from the first block about one of the host's

@@ -26,7 +26,7 @@ import ConferCongestion
 /// so the weakest link sets the quality for all. With temporal layers (VP8,
 /// ``HostPipelineConfiguration/temporalLayers``, one by default), a minority of weak
 /// participants get only the lower layers (7.5 or 15 fps,
-/// renumbered by their ``TemporalLayerForwarder`` so the left-out frames are not loss),
+/// renumbered by their ``LayerForwarder`` so the left-out frames are not loss),
 /// and the bitrate follows the rest (``TemporalLayerAllocator``); a reduced participant's
 /// path is probed every few seconds at the next layer's rate, since its own feedback,
 /// limited to what it gets, cannot show that it carries more.
@@ -81,6 +81,10 @@ public final class HostPipeline {
     let layerAllocator: TemporalLayerAllocator
     /// What ``layerAllocator`` last decided.
     private(set) var layerAllocation: TemporalLayerAllocator.Allocation?
+    /// Chooses who gets the small encode (``HostPipelineConfiguration/simulcast``).
+    let simulcastAllocator = SimulcastAllocator()
+    /// What ``simulcastAllocator`` last decided.
+    private(set) var simulcastAllocation: SimulcastAllocator.Allocation?
     private var participantIndex: [ParticipantID: Int] = [:]
     private var random: SeededRandom
     /// When composite frames started (the first participant's arrival) and how many since.
@@ -150,6 +154,7 @@ public final class HostPipeline {
         if added.sendsVideo { video.composer.add(id, source: added.pictures) }
         // Its estimate is a guess until probing and feedback have measured its path.
         added.downlink.reductionBlockedUntil = now + Self.reductionWarmUp
+        added.downlink.joinedAt = now
         participantIndex[id] = participants.count
         participants.append(added)
         if videoStart == nil {
@@ -299,6 +304,12 @@ public final class HostPipeline {
         result.temporalLayers = video.temporalLayers
         result.temporalLayerChanges = video.temporalLayerChanges
         result.baseLayerShare = video.encoderBaseLayerShare
+        if let small = video.small {
+            result.smallEncodeFramesEncoded = small.framesEncoded
+            result.smallEncodeKeyFrames = small.keyFramesEncoded
+            result.smallEncodeBitrate = small.bitrate
+            (result.smallEncodeWidth, result.smallEncodeHeight) = small.encodedSize
+        }
         result.compositor = video.composer.compositor.statistics
         result.mixer = audio.mixer.statistics
         for participant in participants {
@@ -336,6 +347,8 @@ public final class HostPipeline {
         result.temporalLayers = min(Int(downlink.layers.currentLayer) + 1, video.temporalLayers)
         result.framesLeftOut = downlink.layers.framesDropped
         result.layerSwitches = downlink.layers.layerSwitches
+        result.getsSmallEncode = downlink.layers.currentStream == HostPipelineVideo.smallStream
+        result.encodeSwitches = downlink.layers.streamSwitches
         result.layerReductionsAbandoned = downlink.reductionsAbandoned
         result.keyframeRequestsIgnored = downlink.keyframeRequestsIgnored
         return result
@@ -390,6 +403,10 @@ public final class HostPipeline {
         requestLayerProbes(at: now)
         checkReducedBacklogs(at: now)
         for participant in participants { sendProbes(to: participant.downlink, at: now) }
+        // A participant moving to the other encode switches at that encode's next keyframe.
+        for participant in participants where participant.downlink.layers.targetStream != participant.downlink.layers.currentStream {
+            video.requestKeyframe(of: participant.downlink.layers.targetStream)
+        }
         try video.sendFrame(frame, at: frameTime, now: now, to: participants)
         requestSlotBitrates()
     }
@@ -441,6 +458,10 @@ public final class HostPipeline {
         let budgets = participants.map {
             Int($0.downlink.transport.estimator.targetBitrate.bitsPerSecond) - configuration.audioBitrate
         }
+        if configuration.effectiveSimulcast {
+            allocateSimulcast(budgets: budgets)
+            return
+        }
         let layers = configuration.effectiveTemporalLayers
         // What the layers cost, as shares of the whole, once the encoder makes them.
         var measured: [Double] = []
@@ -478,6 +499,40 @@ public final class HostPipeline {
             Int(Double($0) * Self.reducedKeyframeDuration.seconds)
         })
     }
+
+    /// Splits the participants between the two encodes (``SimulcastAllocator``) and sets
+    /// both bitrates. A participant is not moved in its first ``simulcastWarmUp`` (its
+    /// estimate is a guess) nor within ``streamSwitchHold`` of its last move (each move
+    /// costs a keyframe, of everyone's encode when it moves back).
+    private func allocateSimulcast(budgets: [Int]) {
+        let small = HostPipelineVideo.smallStream
+        let movable = participants.map { participant in
+            let downlink = participant.downlink
+            return clock - downlink.joinedAt >= Self.simulcastWarmUp
+                && downlink.lastStreamChange.map { clock - $0 >= Self.streamSwitchHold } ?? true
+        }
+        let allocation = simulcastAllocator.allocate(
+            budgets: budgets, current: participants.map { $0.downlink.layers.targetStream == small }, movable: movable,
+            minimum: configuration.minimumBitrate, maximum: configuration.maximumBitrate)
+        for (participant, isSmall) in zip(participants, allocation.second) {
+            let stream = isSmall ? small : 0
+            guard participant.downlink.layers.targetStream != stream else { continue }
+            participant.downlink.layers.targetStream = stream
+            participant.downlink.lastStreamChange = clock
+        }
+        simulcastAllocation = allocation
+        video.setTargetBitrate(allocation.bitrate)
+        video.setSmallBitrate(allocation.secondBitrate)
+    }
+
+    /// How long after joining a participant stays on the first encode. Shorter than
+    /// ``reductionWarmUp``: start-up probing has measured most paths by then, and while
+    /// nobody is moved the weakest link sets everyone's bitrate. An estimate that
+    /// overshoots only keeps its participant on the first encode a little longer.
+    static let simulcastWarmUp = TimeDelta.seconds(1)
+
+    /// How long a participant stays on the encode it was moved to before it may move again.
+    static let streamSwitchHold = TimeDelta.seconds(5)
 
     /// The pacing factor for a participant that gets fewer layers: its stream is far below
     /// its estimate except for keyframes, which must not leave faster than its link.

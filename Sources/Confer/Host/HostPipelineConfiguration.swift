@@ -63,6 +63,14 @@ public struct HostPipelineConfiguration: Sendable {
     /// of the frame rate instead of setting everyone's bitrate. One by default: on a link
     /// too weak for even the base layer, each attempt costs that participant frames.
     public var temporalLayers: Int
+    /// Whether the host encodes the composite a second time, smaller, for participants whose
+    /// links cannot carry what the rest can (``SimulcastAllocator``): they get the full frame
+    /// rate at the size their link affords, and the first encode follows the others. It
+    /// costs the host a second encode while anyone gets it (at most the small picture's
+    /// price). With temporal layers, those serve weak links instead and this is off.
+    public var simulcast: Bool
+    /// Whether the second encode is in use: ``simulcast`` without temporal layers.
+    public var effectiveSimulcast: Bool { simulcast && effectiveTemporalLayers == 1 }
     /// The largest datagram sent, SRTP tag included.
     public var maximumPacketSize: Int
     /// RTP sequence numbers, timestamp offsets and transport-wide sequence numbers start from it.
@@ -109,7 +117,7 @@ public struct HostPipelineConfiguration: Sendable {
                 keyframeRequestInterval: TimeDelta = .milliseconds(500), placeholderTimeout: TimeDelta = .seconds(1),
                 audioTimeout: TimeDelta = .milliseconds(300),
                 speed: Int = -8, threads: Int = 1, allowsFrameDropping: Bool = true, adaptsResolution: Bool = true, requestsSlotBitrates: Bool = true,
-                temporalLayers: Int = 1, maximumPacketSize: Int = 1200,
+                temporalLayers: Int = 1, simulcast: Bool = true, maximumPacketSize: Int = 1200,
                 seed: UInt64 = 1, videoSSRC: UInt32 = 0x4000_0001, rtxSSRC: UInt32 = 0x4000_0002,
                 audioSSRC: UInt32 = 0x5000_0001, videoPayloadType: UInt8 = 96, rtxPayloadType: UInt8 = 97,
                 audioPayloadType: UInt8 = 111, transportSequenceNumberID: UInt8 = 3, probesBandwidth: Bool = true, paces: Bool = false,
@@ -135,6 +143,7 @@ public struct HostPipelineConfiguration: Sendable {
         self.adaptsResolution = adaptsResolution
         self.requestsSlotBitrates = requestsSlotBitrates
         self.temporalLayers = temporalLayers
+        self.simulcast = simulcast
         self.maximumPacketSize = maximumPacketSize
         self.seed = seed
         self.videoSSRC = videoSSRC

@@ -29,7 +29,7 @@ final class HostPipelineDownlink {
     /// The command sequence number of the last FIR acted on (RFC 5104 §4.3.1.2: repeats are ignored).
     var lastFIRSequenceNumber: UInt8?
     /// Which of the composite's temporal layers go to this participant, renumbered.
-    var layers: TemporalLayerForwarder
+    var layers: LayerForwarder
     /// When this participant's keyframe request last reached the throttle.
     var lastKeyframeRequest: Timestamp?
     /// Keyframe requests not passed on because this participant gets fewer layers and had one lately.
@@ -41,6 +41,10 @@ final class HostPipelineDownlink {
     var reductionsAbandoned = 0
     /// How long the next block lasts; doubles with each failure.
     var reductionBackoff = HostPipeline.initialReductionBackoff
+    /// When the participant joined.
+    var joinedAt = Timestamp.zero
+    /// When this participant was last moved between the composite's two encodes.
+    var lastStreamChange: Timestamp?
     /// When a probe last asked whether this participant's path carries more layers.
     var lastLayerProbe: Timestamp?
 
@@ -77,7 +81,7 @@ final class HostPipelineDownlink {
         audioMaximumPayloadSize = transport.maximumRTPSize - audioPacketizer.headerSize
         reportInterval = host.reportInterval
         retransmissions = HostPipelineRetransmissionThrottle(capacity: host.historyCapacity)
-        layers = TemporalLayerForwarder(layer: UInt8(host.effectiveTemporalLayers - 1), history: host.historyCapacity)
+        layers = LayerForwarder(layer: UInt8(host.effectiveTemporalLayers - 1), history: host.historyCapacity)
     }
 
     /// The audio stream's SSRC.
@@ -92,7 +96,7 @@ final class HostPipelineDownlink {
     func sendVideo(_ packet: UnsafeRawBufferPointer, transportSequenceOffset: Int?, pictureIDOffset: Int?, at now: Timestamp) {
         guard packet.count >= 4 else { return }
         let original = UInt16(packet[2]) << 8 | UInt16(packet[3])
-        guard let forwarded = layers.forward(original) else { return }
+        guard let forwarded = layers.forward(original, pictureID: pictureID(in: packet, at: pictureIDOffset)) else { return }
         startReports(at: now)
         let size = transport.sendRTP(copying: packet, transportSequenceOffset: transportSequenceOffset,
                                      absoluteSendTimeOffset: nil, at: now, paced: true,
@@ -103,13 +107,19 @@ final class HostPipelineDownlink {
         videoBytesSent += size
     }
 
+    /// The 15-bit picture id at `offset` of `packet`, when there is one (M bit set).
+    private func pictureID(in packet: UnsafeRawBufferPointer, at offset: Int?) -> UInt16? {
+        guard let offset, offset + 2 <= packet.count, packet[offset] & 0x80 != 0 else { return nil }
+        return (UInt16(packet[offset]) << 8 | UInt16(packet[offset + 1])) & 0x7FFF
+    }
+
     /// The 15-bit picture id field (M bit set) at `offset` of `packet`, shifted by `shift`;
     /// nil when there is nothing to change.
     private func shiftedPictureID(in packet: UnsafeRawBufferPointer, at offset: Int?, by shift: UInt16) -> (offset: Int, value: UInt16)? {
         guard shift != 0, let offset, offset + 2 <= packet.count else { return nil }
         let field = UInt16(packet[offset]) << 8 | UInt16(packet[offset + 1])
         guard field & 0x8000 != 0 else { return nil }
-        return (offset, 0x8000 | TemporalLayerForwarder.shifted(field & 0x7FFF, by: shift))
+        return (offset, 0x8000 | LayerForwarder.shifted(field & 0x7FFF, by: shift))
     }
 
     /// Sends an RTX packet from the shared history to this participant only, its original

@@ -39,6 +39,17 @@ public struct HostPipelineStatistics: Sendable, Codable {
     public var temporalLayerChanges = 0
     /// The base layer's share of the bitrate (nil: the encoder's default, while no participant takes fewer layers).
     public var baseLayerShare: Double?
+    /// Frames of the small encode, for participants whose links cannot carry the composite
+    /// (``HostPipelineConfiguration/simulcast``).
+    public var smallEncodeFramesEncoded = 0
+    /// Its keyframes.
+    public var smallEncodeKeyFrames = 0
+    /// Its target bitrate now, bit/s (0: it has not run).
+    public var smallEncodeBitrate = 0
+    /// The width it encodes at now (0: it has not run).
+    public var smallEncodeWidth = 0
+    /// The height it encodes at now.
+    public var smallEncodeHeight = 0
     /// Opus frames encoded: one per frame for all non-speaking listeners, one per speaker.
     public var audioFramesEncoded = 0
     /// Opus encoders that encoded the last frame.
@@ -119,6 +130,10 @@ public struct HostParticipantStatistics: Sendable, Codable {
     public var framesLeftOut = 0
     /// Times this participant's layers changed.
     public var layerSwitches = 0
+    /// Whether it gets the small encode now (``HostPipelineStatistics/smallEncodeWidth``).
+    public var getsSmallEncode = false
+    /// Times it moved between the two encodes.
+    public var encodeSwitches = 0
     /// Times it was given its layers back because the base layer alone did not fit its link.
     public var layerReductionsAbandoned = 0
     /// Keyframe requests (PLI, FIR) not passed on: it got fewer layers and had one made for

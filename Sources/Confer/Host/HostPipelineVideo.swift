@@ -37,10 +37,20 @@ final class HostPipelineVideo {
     private var sendRate = HostPipelineRateMeter()
     /// What each temporal layer cost over the last second.
     private(set) var layerRates = HostPipelineLayerRates()
+    /// The second, smaller encode; nil until a participant first needs it.
+    private(set) var small: HostPipelineSmallEncode?
 
-    /// Where the VP8 picture id sits in a composite packet's payload (its descriptor starts
-    /// X, then I/L/T/K, then the 15-bit id), for the forwarders to shift; nil for other codecs.
-    private var pictureIDOffset: Int? { configuration.codec == .vp8 && configuration.effectiveTemporalLayers > 1 ? 2 : nil }
+    /// Where the picture id sits in a composite packet's payload (VP8's descriptor starts X,
+    /// then I/L/T/K, then the 15-bit id), for the forwarders to shift while some participant
+    /// may get less than every frame of the first encode; nil for H.264, which has none.
+    private var pictureIDOffset: Int? {
+        guard configuration.effectiveTemporalLayers > 1 || configuration.effectiveSimulcast else { return nil }
+        switch configuration.codec {
+        case .vp8: return 2
+        case .vp9: return 1     // I/P/L/F/B/E/V/Z, then M and the 15-bit id
+        default: return nil
+        }
+    }
 
     /// The time of the host's latest entry point (for pictures that arrive inside a receive
     /// pipeline's call, which does not pass the time on).
@@ -120,23 +130,42 @@ final class HostPipelineVideo {
     var transportSequenceOffset: Int? { packetizer.transportSequenceOffset }
 
     /// Composes composite frame `frame` (due at `frameTime`) from the pictures received since
-    /// the last one, encodes it once and sends each packet to every one of `participants`, at `now`.
+    /// the last one, encodes it once (and again, smaller, while someone gets the small
+    /// encode) and sends each packet to every one of `participants` whose forwarder takes
+    /// that encode, at `now`.
     func sendFrame(_ frame: Int, at frameTime: Timestamp, now: Timestamp, to participants: [HostPipelineParticipant]) throws {
         let canvas = try composer.compose(frame: frame, at: frameTime)
         framesComposed += 1
         if throttle.takeKeyframe(at: now) { encoder.requestKeyframe() }
-        guard try encoder.encode(canvas, at: now, into: &encoded) else {
-            framesDroppedByEncoder += 1
-            return
+        let mainEncoded = try encoder.encode(canvas, at: now, into: &encoded)
+        if !mainEncoded { framesDroppedByEncoder += 1 }
+        var smallEncoded = false
+        if let small, participants.contains(where: { $0.downlink.layers.getsStream(Self.smallStream) }) {
+            smallEncoded = try small.encode(canvas, at: now)
+        } else {
+            small?.pause()
         }
+        guard mainEncoded || smallEncoded else { return }
+        let rtpTimestamp = packetizer.rtpTimestamp(at: frameTime)
+        lastRTPTimestamp = rtpTimestamp
+        for participant in participants {
+            let layers = participant.downlink.layers
+            let targetHasKeyframe = layers.targetStream == Self.smallStream
+                ? smallEncoded && small?.encoded.isKeyframe == true : mainEncoded && encoded.isKeyframe
+            participant.downlink.layers.beginFrameTime(targetHasKeyframe: targetHasKeyframe)
+        }
+        if mainEncoded { try sendMainFrame(frameTime: frameTime, rtpTimestamp: rtpTimestamp, now: now, to: participants) }
+        if smallEncoded, let small { try sendSmallFrame(small, frameTime: frameTime, rtpTimestamp: rtpTimestamp, now: now, to: participants) }
+    }
+
+    /// The first encode's frame just encoded, to everyone whose forwarder takes it.
+    private func sendMainFrame(frameTime: Timestamp, rtpTimestamp: UInt32, now: Timestamp, to participants: [HostPipelineParticipant]) throws {
         framesEncoded += 1
         bytesEncoded += encoded.data.count
         if encoded.isKeyframe {
             keyFramesEncoded += 1
             throttle.keyframeEncoded(at: now)
         }
-        let rtpTimestamp = packetizer.rtpTimestamp(at: frameTime)
-        lastRTPTimestamp = rtpTimestamp
         if let compositeHandler {
             encoded.timestamp = frameTime
             compositeHandler(encoded)
@@ -147,12 +176,35 @@ final class HostPipelineVideo {
         for participant in participants {
             participant.downlink.layers.beginFrame(layer: layer, isSwitchingPoint: isSwitchingPoint, isKeyframe: encoded.isKeyframe)
         }
+        try send(encoded, rtpTimestamp: rtpTimestamp, captureTime: frameTime, packetizer: &packetizer, history: &history,
+                 now: now, to: participants)
+        framesSent += 1
+        sendRate.record(at: now)
+    }
+
+    /// The small encode's frame just encoded, to everyone whose forwarder takes it.
+    private func sendSmallFrame(_ small: HostPipelineSmallEncode, frameTime: Timestamp, rtpTimestamp: UInt32, now: Timestamp,
+                                to participants: [HostPipelineParticipant]) throws {
+        for participant in participants {
+            participant.downlink.layers.beginFrame(stream: Self.smallStream, layer: 0, isSwitchingPoint: false,
+                                                   isKeyframe: small.encoded.isKeyframe)
+        }
+        // Retransmissions of both encodes go out on the one RTX stream: one counter.
+        small.history.nextRTXSequenceNumber = history.nextRTXSequenceNumber
+        try send(small.encoded, rtpTimestamp: rtpTimestamp, captureTime: frameTime, packetizer: &small.packetizer,
+                 history: &small.history, now: now, to: participants)
+    }
+
+    /// Packetizes `frame` once into ``packet``, stores each packet in `history` and hands it
+    /// to every participant (whose forwarder decides whether it goes).
+    private func send(_ frame: EncodedFrame, rtpTimestamp: UInt32, captureTime: Timestamp, packetizer: inout RTPPacketizer,
+                      history: inout RTPPacketHistory, now: Timestamp, to participants: [HostPipelineParticipant]) throws {
         let buffer = UnsafeMutableRawBufferPointer(packet)
         let transportOffset = packetizer.transportSequenceOffset
         // Read here: the packetizer is being mutated while it calls back.
         let pictureIDOffset = pictureIDOffset.map { packetizer.headerSize + $0 }
         do {
-            try packetizer.packetize(encoded, rtpTimestamp: rtpTimestamp, captureTime: frameTime, maxPayloadSize: maximumPayloadSize,
+            try packetizer.packetize(frame, rtpTimestamp: rtpTimestamp, captureTime: captureTime, maxPayloadSize: maximumPayloadSize,
                                      into: buffer) { length in
                 let bytes = UnsafeRawBufferPointer(rebasing: buffer[0 ..< length])
                 if let view = try? RTPPacketView(bytes) { history.store(view, sentAt: now) }
@@ -164,30 +216,35 @@ final class HostPipelineVideo {
         } catch {
             throw error.payloadError
         }
-        framesSent += 1
-        sendRate.record(at: now)
     }
 
-    /// Answers `participant`'s NACK: RTX from the shared history, to that participant only,
-    /// each packet at most once per its round-trip time. The NACK names the numbers the
-    /// participant's packets carried (see ``TemporalLayerForwarder``); the history knows
-    /// the composite's own.
+    /// The stream number of the small encode in the participants' forwarders (the first encode is 0).
+    static let smallStream: UInt8 = 1
+
+    /// Answers `participant`'s NACK: RTX from the history of the encode each packet came
+    /// from, to that participant only, each packet at most once per its round-trip time.
+    /// The NACK names the numbers the participant's packets carried (see ``LayerForwarder``);
+    /// the histories know the encodes' own.
     func retransmit(_ sequenceNumbers: [UInt16], to downlink: HostPipelineDownlink, at now: Timestamp) {
         downlink.nacksReceived += 1
-        let known = sequenceNumbers.compactMap { forwarded in
-            downlink.layers.original(ofForwarded: forwarded).map { (forwarded: forwarded, original: $0) }
-        }
-        downlink.retransmissions.filter(known.map(\.original), rtt: downlink.roundTripTime ?? .milliseconds(100), at: now)
+        // The participant's numbers are unique to it across both encodes; the encodes' own are not.
+        downlink.retransmissions.filter(sequenceNumbers, rtt: downlink.roundTripTime ?? .milliseconds(100), at: now)
         let transportOffset = packetizer.transportSequenceOffset
         // The per-participant record throttled; the shared history must not (rtt zero).
-        for original in downlink.retransmissions.allowed {
-            guard let forwarded = known.first(where: { $0.original == original })?.forwarded,
-                  let shift = downlink.layers.originalAndShift(ofForwarded: forwarded)?.pictureIDShift else { continue }
-            history.retransmit(CollectionOfOne(original), now: now, rtt: .zero) { packet in
+        for forwarded in downlink.retransmissions.allowed {
+            guard let (stream, original, shift) = downlink.layers.originalAndShift(ofForwarded: forwarded) else { continue }
+            func resend(_ packet: UnsafeRawBufferPointer) {
                 // The RTX payload starts with the original sequence number: the participant's.
                 guard let view = try? RTPPacketView(packet) else { return }
                 downlink.sendRetransmission(packet, payloadOffset: view.headerSize, forwarded: forwarded, pictureIDShift: shift,
                                             pictureIDOffset: pictureIDOffset, transportSequenceOffset: transportOffset, at: now)
+            }
+            if stream == Self.smallStream, let small {
+                small.history.nextRTXSequenceNumber = history.nextRTXSequenceNumber
+                _ = small.history.retransmit(CollectionOfOne(original), now: now, rtt: .zero, resend)
+                history.nextRTXSequenceNumber = small.history.nextRTXSequenceNumber
+            } else {
+                _ = history.retransmit(CollectionOfOne(original), now: now, rtt: .zero, resend)
             }
         }
     }
@@ -217,6 +274,24 @@ final class HostPipelineVideo {
         encoderBitrate = clamped
         encoderBaseLayerShare = baseLayerShare
         bitrateChanges += 1
+    }
+
+    /// Sets the small encode's bitrate (clamped to the bounds), creating it the first time;
+    /// nil: nobody needs it (it pauses once nobody gets it).
+    func setSmallBitrate(_ bitrate: Int?) {
+        guard let bitrate else { return }
+        let clamped = min(max(bitrate, configuration.minimumBitrate), configuration.maximumBitrate)
+        if let small {
+            small.setBitrate(clamped)
+        } else {
+            // An encoder that cannot be made leaves those participants on the first encode.
+            small = try? HostPipelineSmallEncode(configuration: configuration, bitrate: clamped, packetizer: packetizer, history: history)
+        }
+    }
+
+    /// Asks for a keyframe of encode `stream` (0: the first, ``smallStream``: the small one).
+    func requestKeyframe(of stream: UInt8) {
+        if stream == Self.smallStream, let small { small.throttle.request() } else { throttle.request() }
     }
 
     /// Encodes `layers` temporal layers from the next frame on (one while every participant

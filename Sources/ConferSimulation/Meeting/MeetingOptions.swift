@@ -38,6 +38,9 @@ public struct MeetingOptions: Sendable {
     public var compositeBitrate: Int
     /// Temporal layers in the composite (1…3, VP8; see ``HostPipelineConfiguration/temporalLayers``).
     public var temporalLayers = 1
+    /// Whether the host encodes the composite a second time, smaller, for members whose links
+    /// cannot carry it (see ``HostPipelineConfiguration/simulcast``).
+    public var simulcast = true
     /// Whether every stream is SRTP-protected (its own keys each way, per participant).
     public var srtp: Bool
     /// The renderer's draw budget at participant 1: draws per second shared by all views.

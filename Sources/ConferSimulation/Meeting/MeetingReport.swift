@@ -111,6 +111,11 @@ public struct MeetingReport: Codable, Sendable {
         /// The composite's temporal layers at the end of the second (more than one while
         /// some member gets fewer).
         public var compositeLayers: Int
+        /// The size the small encode ran at at the end of the second ("WxH"), while some
+        /// member got it; nil otherwise.
+        public var smallEncodeResolution: String?
+        /// The small encode's target bitrate then, bit/s.
+        public var smallEncodeBitrate: Int?
         /// Each member's reception over the last second, in member order.
         public var members: [MemberSample]
     }
@@ -123,6 +128,8 @@ public struct MeetingReport: Codable, Sendable {
         public var resolution: String
         /// The composite's temporal layers the host forwarded it at the end of the second.
         public var layers: Int
+        /// Whether the host sent it the small encode at the end of the second.
+        public var smallEncode: Bool
         /// The host's bandwidth estimate of its downlink at the end of the second, bit/s.
         public var estimate: Int
         /// Bits the host sent it in the second (video, retransmissions, probes, audio), bit/s.

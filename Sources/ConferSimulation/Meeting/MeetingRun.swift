@@ -67,6 +67,7 @@ final class MeetingRun {
         hostConfiguration.minimumBitrate = min(hostConfiguration.minimumBitrate, options.compositeBitrate)
         hostConfiguration.seed = options.seed
         hostConfiguration.temporalLayers = options.temporalLayers
+        hostConfiguration.simulcast = options.simulcast
         host = try HostPipeline(configuration: hostConfiguration)
 
         let session = try MeetingSession(participants: count, seed: options.seed)
@@ -236,6 +237,7 @@ final class MeetingRun {
                 framesPerSecond: Double(frames - lastSampleMemberFrames[index]),
                 resolution: "\(member.reception.width)x\(member.reception.height)",
                 layers: atHost?.temporalLayers ?? 0,
+                smallEncode: atHost?.getsSmallEncode ?? false,
                 estimate: atHost?.bandwidth.map { Int($0.targetBitrate.bitsPerSecond) } ?? 0,
                 sentBitrate: (bytes - lastSampleMemberBytes[index]) * 8))
             lastSampleMemberFrames[index] = frames
@@ -246,7 +248,11 @@ final class MeetingRun {
             compositeFramesPerSecond: Double(hostFrames - lastSampleHostFrames),
             renderedFramesPerSecond: Double(rendered - lastSampleRendered),
             compositeResolution: "\(statistics.encodedWidth)x\(statistics.encodedHeight)",
-            compositeBitrate: statistics.videoTargetBitrate, compositeLayers: statistics.temporalLayers, members: memberSamples))
+            compositeBitrate: statistics.videoTargetBitrate, compositeLayers: statistics.temporalLayers,
+            smallEncodeResolution: memberSamples.contains(where: \.smallEncode)
+                ? "\(statistics.smallEncodeWidth)x\(statistics.smallEncodeHeight)" : nil,
+            smallEncodeBitrate: memberSamples.contains(where: \.smallEncode) ? statistics.smallEncodeBitrate : nil,
+            members: memberSamples))
         lastSampleHostFrames = hostFrames
         lastSampleRendered = rendered
         nextSample = nextSample + .seconds(1)

@@ -9,7 +9,7 @@ import ConferNet
 /// A VP8 stream with three temporal layers, as the compositing host sends it, read by
 /// GStreamer and FFmpeg: whole (TID, TL0PICIDX and Y in every descriptor) and as a
 /// receiver given the base layer alone gets it (a quarter of the frames, renumbered, picture
-/// ids shifted by ``TemporalLayerForwarder``). Both decode every frame they are sent
+/// ids shifted by ``LayerForwarder``). Both decode every frame they are sent
 /// (FFmpeg all but the last, which it holds until another arrives).
 @Suite(.enabled(if: hasGStreamer && hasFFmpeg, "needs gst-launch-1.0 and ffmpeg (Scripts/install-deps)"),
        .serialized, .timeLimit(.minutes(2)))
@@ -24,7 +24,7 @@ struct LayeredStreamInteropTests {
             width: 320, height: 240, bitrate: 600_000, temporalLayers: 3), allowsFrameDropping: false)
         var packetizer = try RTPPacketizer(codec: .vp8, ssrc: ssrc, payloadType: 96, firstSequenceNumber: 65_500,
                                            timestampOffset: 1234, writesTemporalLayers: true)
-        var forwarder = TemporalLayerForwarder(layer: layer)
+        var forwarder = LayerForwarder(layer: layer)
         var encoded = EncodedFrame(codec: .vp8)
         var buffer = [UInt8](repeating: 0, count: 1500)
         var datagrams: [[UInt8]] = []
@@ -45,7 +45,7 @@ struct LayeredStreamInteropTests {
                     packet[3] = UInt8(number & 0xFF)
                     // The 15-bit picture id follows the X and I/L/T/K bytes of the descriptor.
                     let id = UInt16(packet[headerSize + 2] & 0x7F) << 8 | UInt16(packet[headerSize + 3])
-                    let shifted = TemporalLayerForwarder.shifted(id, by: forwarder.pictureIDShift)
+                    let shifted = LayerForwarder.shifted(id, by: forwarder.pictureIDShift)
                     packet[headerSize + 2] = 0x80 | UInt8(shifted >> 8)
                     packet[headerSize + 3] = UInt8(shifted & 0xFF)
                     datagrams.append(packet)

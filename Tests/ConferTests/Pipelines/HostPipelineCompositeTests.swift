@@ -81,10 +81,12 @@ import Foundation
         }
     }
 
-    /// One encode serves everyone, so the weakest participant's estimate (less audio) sets
-    /// the composite's bitrate, within the configured bounds.
+    /// With one encode for everyone (no second encode), the weakest participant's estimate
+    /// (less audio) sets the composite's bitrate, within the configured bounds.
     @Test func theWeakestLinkSetsTheCompositeBitrate() throws {
-        let meeting = try TestMeeting(count: 3)
+        var configuration = TestMeeting.smallHost()
+        configuration.simulcast = false
+        let meeting = try TestMeeting(count: 3, host: configuration)
         try meeting.run(until: .seconds(1))
         let before = meeting.host.statistics.videoTargetBitrate
         #expect(before >= 300_000)
@@ -102,6 +104,40 @@ import Foundation
         #expect(meeting.host.statistics.videoTargetBitrate > 200_000)
         try meeting.run(until: .seconds(1.5))
         #expect(meeting.endpoints[0].composite.frames >= 40)
+    }
+
+    /// With the second encode (the default), a weak participant past its first second is
+    /// moved to the small encode at its own rate; the others' composite keeps theirs, and
+    /// the weak one goes on decoding the same picture from the new encode without a gap.
+    @Test func aWeakParticipantGetsTheSmallEncodeAndTheOthersKeepTheirRate() throws {
+        let meeting = try TestMeeting(count: 3)
+        try meeting.run(until: .seconds(1.2))
+        let before = meeting.host.statistics.videoTargetBitrate
+        #expect(before >= 300_000)
+        let weak = meeting.endpoints[1]
+        let remb = RTCPReceiverEstimatedMaxBitrate(senderSSRC: 1, bitrate: 182_000, ssrcs: [meeting.host.configuration.videoSSRC])
+        try meeting.sendFeedback([.receiverEstimatedMaxBitrate(remb)], from: weak)
+        let statistics = meeting.host.statistics
+        #expect(statistics.videoTargetBitrate >= before)
+        #expect(statistics.smallEncodeBitrate == 150_000)       // its estimate less audio
+        let framesAtSwitch = weak.composite.frames
+        try meeting.run(until: .seconds(2))
+        let after = meeting.host.statistics
+        #expect(after.participants[weak.id]?.getsSmallEncode == true)
+        #expect(after.participants[weak.id]?.encodeSwitches == 1)
+        #expect(after.participants[meeting.endpoints[0].id]?.getsSmallEncode == false)
+        #expect(after.smallEncodeFramesEncoded >= 20 && after.smallEncodeKeyFrames >= 1)
+        #expect(after.videoTargetBitrate >= before)
+        // 0.8 s at 30 fps, less the wait for the small encode's first keyframe.
+        #expect(weak.composite.frames - framesAtSwitch >= 20, "\(weak.composite.frames - framesAtSwitch) frames")
+        #expect(weak.receiver.statistics.decoderFailures == 0)
+        // The same canvas: each viewer sees every participant's colour in its slot.
+        for viewer in [weak, meeting.endpoints[0]] {
+            for shown in meeting.endpoints {
+                let color = try #require(viewer.color(in: meeting.host.slotRect(of: shown.id)))
+                #expect(color.distance(to: TestPalette.color(at: shown.index)) < 16, "\(color)")
+            }
+        }
     }
 
     /// The statistics are data: JSON with one object per participant, keyed by its number.

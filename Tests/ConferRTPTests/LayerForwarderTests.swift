@@ -4,7 +4,7 @@ import ConferMedia
 
 /// The per-receiver layer forwarder: left-out frames are not loss, NACKs map back, and
 /// switching follows the switching points.
-@Suite struct TemporalLayerForwarderTests {
+@Suite struct LayerForwarderTests {
     /// The 0, 2, 1, 2 pattern, every upper frame a switching point (as Confer's VP8 encoder
     /// makes it), `packets` packets per frame, from sequence number `first`.
     struct Stream {
@@ -12,7 +12,7 @@ import ConferMedia
         var frame = 0
         static let pattern: [UInt8] = [0, 2, 1, 2]
 
-        mutating func next(into forwarder: inout TemporalLayerForwarder, packets: Int = 2, keyframe: Bool = false,
+        mutating func next(into forwarder: inout LayerForwarder, packets: Int = 2, keyframe: Bool = false,
                            sync: Bool? = nil) -> (layer: UInt8, forwarded: [UInt16?], originals: [UInt16]) {
             let layer = keyframe ? 0 : Self.pattern[frame % 4]
             if keyframe { frame = 0 }
@@ -30,7 +30,7 @@ import ConferMedia
     }
 
     @Test func aBaseOnlyReceiverGetsUnbrokenNumbersAndItsNACKsMapBack() throws {
-        var forwarder = TemporalLayerForwarder(layer: 2)
+        var forwarder = LayerForwarder(layer: 2)
         var stream = Stream(sequenceNumber: 65_530)    // wraps on the way
         _ = stream.next(into: &forwarder, keyframe: true)
         forwarder.targetLayer = 0
@@ -54,7 +54,7 @@ import ConferMedia
     }
 
     @Test func switchingDownIsAtOnceAndUpWaitsForEachLayersSwitchingPoint() {
-        var forwarder = TemporalLayerForwarder(layer: 2)
+        var forwarder = LayerForwarder(layer: 2)
         var stream = Stream(sequenceNumber: 100)
         _ = stream.next(into: &forwarder, keyframe: true)
         forwarder.targetLayer = 0
@@ -75,7 +75,7 @@ import ConferMedia
     }
 
     @Test func aKeyframeTakesTheTargetAtOnce() {
-        var forwarder = TemporalLayerForwarder(layer: 0)
+        var forwarder = LayerForwarder(layer: 0)
         var stream = Stream(sequenceNumber: 0)
         _ = stream.next(into: &forwarder, keyframe: true)
         forwarder.targetLayer = 2
@@ -87,7 +87,7 @@ import ConferMedia
     /// NACKs for numbers older than the remembered history, or never sent, get nothing
     /// rather than another packet's original.
     @Test func oldNumbersAreForgotten() throws {
-        var forwarder = TemporalLayerForwarder(layer: 2, history: 16)
+        var forwarder = LayerForwarder(layer: 2, history: 16)
         var stream = Stream(sequenceNumber: 7)
         let first = stream.next(into: &forwarder, keyframe: true)
         let number = try #require(first.forwarded[0])
@@ -97,12 +97,12 @@ import ConferMedia
     }
 }
 
-extension TemporalLayerForwarderTests {
+extension LayerForwarderTests {
     /// Picture ids shift by the frames left out, so a base-only receiver's run without
     /// gaps; each forwarded packet remembers its shift for a retransmission, and the shift
     /// wraps at 15 bits.
     @Test func pictureIDsShiftByTheFramesLeftOut() throws {
-        var forwarder = TemporalLayerForwarder(layer: 0)
+        var forwarder = LayerForwarder(layer: 0)
         var stream = Stream(sequenceNumber: 10)
         var shifted: [UInt16] = []
         var firstPacketOfFrame: [UInt16] = []
@@ -111,13 +111,87 @@ extension TemporalLayerForwarderTests {
             guard let number = frame.forwarded[0] else { continue }
             // Picture ids run 0x7FFE, 0x7FFF, 0, …: one per frame of the stream.
             let original = UInt16((0x7FFE + index) & 0x7FFF)
-            shifted.append(TemporalLayerForwarder.shifted(original, by: forwarder.pictureIDShift))
+            shifted.append(LayerForwarder.shifted(original, by: forwarder.pictureIDShift))
             firstPacketOfFrame.append(number)
         }
         #expect(shifted == [0x7FFE, 0x7FFF, 0])    // frames 0, 4, 8 of the stream
         #expect(forwarder.pictureIDShift == 9)       // nine of twelve frames left out
         let remembered = try #require(forwarder.originalAndShift(ofForwarded: firstPacketOfFrame[1]))
         #expect(remembered.original == 14 && remembered.pictureIDShift == 3)
-        #expect(TemporalLayerForwarder.shifted(2, by: 5) == 0x7FFD)
+        #expect(LayerForwarder.shifted(2, by: 5) == 0x7FFD)
+    }
+}
+
+extension LayerForwarderTests {
+    /// Two encodes of one picture (simulcast): each frame time has a frame of each, with
+    /// their own sequence numbers and picture ids.
+    struct Encode {
+        var sequenceNumber: UInt16
+        var pictureID: UInt16
+        let stream: UInt8
+
+        /// Sends one frame of `packets` packets through `forwarder`; the forwarded numbers
+        /// and picture ids (nil for packets left out).
+        mutating func next(into forwarder: inout LayerForwarder, keyframe: Bool = false,
+                           packets: Int = 2) -> [(number: UInt16, pictureID: UInt16)?] {
+            forwarder.beginFrame(stream: stream, layer: 0, isSwitchingPoint: false, isKeyframe: keyframe)
+            var result: [(number: UInt16, pictureID: UInt16)?] = []
+            for _ in 0..<packets {
+                let forwarded = forwarder.forward(sequenceNumber, pictureID: pictureID)
+                result.append(forwarded.map { ($0, LayerForwarder.shifted(pictureID, by: forwarder.pictureIDShift)) })
+                sequenceNumber &+= 1
+            }
+            pictureID = (pictureID + 1) & 0x7FFF
+            return result
+        }
+    }
+
+    /// A receiver moved to the other encode gets it from that encode's next keyframe on,
+    /// never two frames of one time, with numbers and picture ids that run on without a
+    /// gap; its NACKs map back to the encode and number each packet had.
+    @Test func aStreamSwitchWaitsForTheTargetsKeyframeAndContinuesTheNumbers() throws {
+        var forwarder = LayerForwarder(layer: 0)
+        var first = Encode(sequenceNumber: 65_500, pictureID: 0x7FF0, stream: 0)
+        var second = Encode(sequenceNumber: 100, pictureID: 7, stream: 1)
+        var received: [(number: UInt16, pictureID: UInt16)] = []
+        var sources: [(number: UInt16, stream: UInt8, original: UInt16)] = []
+        func frameTime(secondKeyframe: Bool = false, firstKeyframe: Bool = false) {
+            let targetKeyframe = forwarder.targetStream == 1 ? secondKeyframe : firstKeyframe
+            forwarder.beginFrameTime(targetHasKeyframe: targetKeyframe)
+            let firstStart = first.sequenceNumber, secondStart = second.sequenceNumber
+            let a = first.next(into: &forwarder, keyframe: firstKeyframe)
+            let b = second.next(into: &forwarder, keyframe: secondKeyframe)
+            // Exactly one encode's frame per time.
+            #expect(a.allSatisfy { $0 != nil } != b.allSatisfy { $0 != nil })
+            #expect(a.allSatisfy { $0 == nil } != b.allSatisfy { $0 == nil })
+            for (index, packet) in a.enumerated() { if let packet { received.append(packet); sources.append((packet.number, 0, firstStart &+ UInt16(index))) } }
+            for (index, packet) in b.enumerated() { if let packet { received.append(packet); sources.append((packet.number, 1, secondStart &+ UInt16(index))) } }
+        }
+        frameTime(firstKeyframe: true)
+        for _ in 0..<3 { frameTime() }
+        forwarder.targetStream = 1
+        for _ in 0..<3 { frameTime() }                      // no keyframe of the second yet: still the first
+        #expect(forwarder.currentStream == 0 && forwarder.streamSwitches == 0)
+        frameTime(secondKeyframe: true)
+        #expect(forwarder.currentStream == 1 && forwarder.streamSwitches == 1)
+        for _ in 0..<3 { frameTime() }
+        forwarder.targetStream = 0
+        frameTime(secondKeyframe: true)                     // a keyframe of the wrong encode switches nothing
+        #expect(forwarder.currentStream == 1)
+        frameTime(firstKeyframe: true)
+        for _ in 0..<2 { frameTime() }
+        #expect(forwarder.currentStream == 0 && forwarder.streamSwitches == 2)
+        #expect(received.count == 2 * 15)                   // 15 frame times, two packets each
+        for (previous, next) in zip(received, received.dropFirst()) {
+            #expect(next.number == previous.number &+ 1)
+            #expect(next.pictureID == previous.pictureID || next.pictureID == (previous.pictureID + 1) & 0x7FFF)
+        }
+        #expect(received.last!.pictureID == (received.first!.pictureID + 14) & 0x7FFF)   // 15 frames, no gap
+        for source in sources {
+            let mapped = try #require(forwarder.originalAndShift(ofForwarded: source.number))
+            #expect(mapped.stream == source.stream && mapped.original == source.original)
+        }
+        // Frames of the encode the receiver does not get are not counted as left out.
+        #expect(forwarder.framesDropped == 0 && forwarder.packetsDropped == 0)
     }
 }
