@@ -23,14 +23,14 @@ seeds=${SEEDS:-1 2 3}
 n=${PARTICIPANTS:-9}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-echo "| network | seed | host sends | slowest member receives | composite kbit/s (2–10 s) | last size | encoder drops | freezes | size changes |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| network | seed | host sends | slowest member receives | composite kbit/s (2–10 s) | last size | encoder drops | freezes | size changes | small encode (member: seconds) |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
 while IFS='|' read -r name args; do
   [ -n "${ONLY:-}" ] && [ "$name" != "$ONLY" ] && continue
   for seed in $seeds; do
     # shellcheck disable=SC2086
     "$CONFER" meeting --participants "$n" --seed "$seed" $args -q -o "$work/c.ivf" --audio-out "$work/m.wav" \
-      --report "$work/r.json" > /dev/null 2>&1 || { echo "| $name | $seed | failed | | | | | | |"; continue; }
+      --report "$work/r.json" > /dev/null 2>&1 || { echo "| $name | $seed | failed | | | | | | | |"; continue; }
     python3 - "$work/r.json" "$name" "$seed" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -44,8 +44,14 @@ else:
     rate = f'{h["videoTargetBitrate"] / 1000:.0f}*'
 size = f'{h["encodedWidth"]}x{h["encodedHeight"]}' if "encodedWidth" in h else r["canvas"]
 freezes = sum(m["freezeCount"] for m in r["members"])
+seconds = {}
+for sample in r["timeline"]:
+    for index, member in enumerate(sample["members"]):
+        if member.get("smallEncode"):
+            seconds[index + 1] = seconds.get(index + 1, 0) + 1
+small = ", ".join(f"{k}: {v}" for k, v in sorted(seconds.items())) or "–"
 print(f'| {sys.argv[2]} | {sys.argv[3]} | {r["hostSendFrameRate"]:.1f} fps | {slow["receiveFrameRate"]:.1f} fps (member {slow["id"]}) '
-      f'| {rate} | {size} | {h["videoFramesDroppedByEncoder"]} | {freezes} | {h.get("resolutionChanges", "–")} |')
+      f'| {rate} | {size} | {h["videoFramesDroppedByEncoder"]} | {freezes} | {h.get("resolutionChanges", "–")} | {small} |')
 PY
   done
 done <<EOF2

@@ -43,6 +43,8 @@ final class HostPipelineDownlink {
     var reductionBackoff = HostPipeline.initialReductionBackoff
     /// When the participant joined.
     var joinedAt = Timestamp.zero
+    /// Since when the allocator has wanted it on the small encode (nil: it does not now).
+    var wantsSmallEncodeSince: Timestamp?
     /// When this participant was last moved between the composite's two encodes.
     var lastStreamChange: Timestamp?
     /// When a probe last asked whether this participant's path carries more layers.
@@ -57,6 +59,8 @@ final class HostPipelineDownlink {
     private(set) var paddingPacketsSent = 0
     private(set) var paddingBytesSent = 0
     var nacksReceived = 0
+    /// Requested retransmissions not sent: the packets were of the encode it had left.
+    var retransmissionsOfFormerEncode = 0
     var plisReceived = 0
     var firsReceived = 0
 

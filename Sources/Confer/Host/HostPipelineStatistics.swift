@@ -134,6 +134,9 @@ public struct HostParticipantStatistics: Sendable, Codable {
     public var getsSmallEncode = false
     /// Times it moved between the two encodes.
     public var encodeSwitches = 0
+    /// Retransmissions it asked for and did not get: the packets were of the encode it had
+    /// left (useless after the new one's keyframe).
+    public var retransmissionsOfFormerEncode = 0
     /// Times it was given its layers back because the base layer alone did not fit its link.
     public var layerReductionsAbandoned = 0
     /// Keyframe requests (PLI, FIR) not passed on: it got fewer layers and had one made for

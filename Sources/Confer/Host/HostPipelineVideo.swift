@@ -6,7 +6,8 @@ import ConferMixer
 import ConferSRTP
 
 /// The host's composite video: the compositing step (``HostComposer``), and one encoder, one payloader, one RTP
-/// writer (one SSRC, one RTX SSRC) and one packet history for everyone.
+/// writer (one SSRC, one RTX SSRC) and one packet history for everyone, with a second,
+/// smaller encode (``HostPipelineSmallEncode``) while some participant's link needs it.
 ///
 /// Each composite frame is composed, encoded and packetized once; every packet is written
 /// once, in plaintext, into ``packet`` and stored in the history, then handed to each
@@ -233,6 +234,12 @@ final class HostPipelineVideo {
         // The per-participant record throttled; the shared history must not (rtt zero).
         for forwarded in downlink.retransmissions.allowed {
             guard let (stream, original, shift) = downlink.layers.originalAndShift(ofForwarded: forwarded) else { continue }
+            // A packet of the encode it left is useless to it (the new one started with a
+            // keyframe) and, on the link that made it leave, costly.
+            guard stream == downlink.layers.currentStream else {
+                downlink.retransmissionsOfFormerEncode += 1
+                continue
+            }
             func resend(_ packet: UnsafeRawBufferPointer) {
                 // The RTX payload starts with the original sequence number: the participant's.
                 guard let view = try? RTPPacketView(packet) else { return }
