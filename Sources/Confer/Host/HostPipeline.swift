@@ -515,7 +515,8 @@ public final class HostPipeline {
         let small = HostPipelineVideo.smallStream
         let settled = participants.map { participant in
             let downlink = participant.downlink
-            return clock - downlink.joinedAt >= Self.simulcastWarmUp && downlink.lastStreamChange.map { clock - $0 >= Self.streamSwitchHold } ?? true
+            let held = downlink.lastStreamChange.map { clock - $0 < Self.streamSwitchHold } ?? false
+            return clock - downlink.joinedAt >= Self.simulcastWarmUp && !held
         }
         var movable = settled
         let current = participants.map { $0.downlink.layers.targetStream == small }

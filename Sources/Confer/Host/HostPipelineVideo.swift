@@ -190,8 +190,6 @@ final class HostPipelineVideo {
             participant.downlink.layers.beginFrame(stream: Self.smallStream, layer: 0, isSwitchingPoint: false,
                                                    isKeyframe: small.encoded.isKeyframe)
         }
-        // Retransmissions of both encodes go out on the one RTX stream: one counter.
-        small.history.nextRTXSequenceNumber = history.nextRTXSequenceNumber
         try send(small.encoded, rtpTimestamp: rtpTimestamp, captureTime: frameTime, packetizer: &small.packetizer,
                  history: &small.history, now: now, to: participants)
     }
@@ -247,6 +245,7 @@ final class HostPipelineVideo {
                                             pictureIDOffset: pictureIDOffset, transportSequenceOffset: transportOffset, at: now)
             }
             if stream == Self.smallStream, let small {
+                // Retransmissions of both encodes go out on the one RTX stream: one counter.
                 small.history.nextRTXSequenceNumber = history.nextRTXSequenceNumber
                 _ = small.history.retransmit(CollectionOfOne(original), now: now, rtt: .zero, resend)
                 history.nextRTXSequenceNumber = small.history.nextRTXSequenceNumber
