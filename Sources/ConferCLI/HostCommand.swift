@@ -29,6 +29,12 @@ struct HostCommand: AsyncParsableCommand {
     var fps = 24.0
     @Option(help: "The composite's top bitrate in kbit/s.")
     var bitrate = 1200
+    @Flag(name: .customLong("no-simulcast"), help: "Encode the composite once only: members on weak links set everyone's bitrate.")
+    var noSimulcast = false
+    @Option(name: .customLong("temporal-layers"), help: ArgumentHelp(
+        "Temporal layers in the composite (1–3, VP8): members on weak links get fewer instead of a second encode.",
+        valueName: "N"))
+    var temporalLayers = 1
     @Option(name: .shortAndLong, help: "Write the composite as encoded, what every member receives: .ivf (VP8/VP9) or .h264.")
     var output: String?
     @Flag(help: "Signaling only: answer requests without compositing.")
@@ -42,6 +48,10 @@ struct HostCommand: AsyncParsableCommand {
             }
         }
         if !(fps > 0 && fps <= 60) { throw ValidationError("--fps must be between 0 and 60") }
+        if !(1 ... 3).contains(temporalLayers) { throw ValidationError("--temporal-layers \(temporalLayers) is outside 1…3") }
+        if temporalLayers > 1 && codec != .vp8 {
+            throw ValidationError("--temporal-layers \(temporalLayers) needs --codec vp8 (VP9 and H.264 are encoded in one layer)")
+        }
         if !(50 ... 50_000).contains(bitrate) { throw ValidationError("--bitrate is in kbit/s, 50…50000") }
         if (try? MixLayout(argument: layout)) == nil { throw ValidationError("unknown --layout '\(layout)': use grid, speaker, pip, presenter or a FILE.json") }
     }
@@ -53,6 +63,8 @@ struct HostCommand: AsyncParsableCommand {
         options.canvasHeight = size.height
         options.frameRate = fps
         options.maximumBitrate = bitrate * 1000
+        options.simulcast = !noSimulcast
+        options.temporalLayers = temporalLayers
         options.compositeOutput = output
         options.layout = try MixLayout(argument: layout).kind(participants: [])
         return options

@@ -187,6 +187,8 @@ public actor MeetingMedia {
                 codec: options.codec, canvasWidth: options.canvasWidth, canvasHeight: options.canvasHeight, frameRate: options.frameRate))
             configuration.layout = options.layout
             configuration.maximumBitrate = options.maximumBitrate
+            configuration.simulcast = options.simulcast
+            configuration.temporalLayers = options.temporalLayers
             configuration.bindHost = options.bindHost
             configuration.output = options.compositeOutput
             let options = options

@@ -15,6 +15,11 @@ public struct MeetingMediaOptions: Sendable {
     public var layout: LayoutKind?
     /// The host: the composite's top bitrate.
     public var maximumBitrate = 1_200_000
+    /// The host: whether members on weak links get a second, smaller encode of the
+    /// composite (``HostPipelineConfiguration/simulcast``).
+    public var simulcast = true
+    /// The host: temporal layers in the composite, 1…3, VP8 (``HostPipelineConfiguration/temporalLayers``).
+    public var temporalLayers = 1
     /// The host: where to write the composite as encoded (.ivf for VP8/VP9, .h264).
     public var compositeOutput: String?
     /// A participant: a recorded camera (a test pattern in its slot's colour otherwise).

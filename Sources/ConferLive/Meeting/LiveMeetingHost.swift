@@ -13,6 +13,10 @@ public struct LiveMeetingHostConfiguration: Sendable {
     public var layout: LayoutKind?
     /// The composite's top bitrate, bits per second.
     public var maximumBitrate = 1_200_000
+    /// Whether members on weak links get a second, smaller encode (``HostPipelineConfiguration/simulcast``).
+    public var simulcast = true
+    /// Temporal layers in the composite, 1…3, VP8 (``HostPipelineConfiguration/temporalLayers``).
+    public var temporalLayers = 1
     /// The address to bind (loopback by default).
     public var bindHost = "127.0.0.1"
     /// Where to write the composite as encoded (.ivf for VP8/VP9, .h264), what every member receives.
@@ -89,6 +93,8 @@ public enum LiveMeetingHost {
             if let layout = configuration.layout { host.layout = layout }
             host.maximumBitrate = configuration.maximumBitrate
             host.minimumBitrate = min(host.minimumBitrate, configuration.maximumBitrate)
+            host.simulcast = configuration.simulcast
+            host.temporalLayers = configuration.temporalLayers
             // Real time wants libvpx's fastest speed.
             host.speed = 8
             self.host = try HostPipeline(configuration: host)

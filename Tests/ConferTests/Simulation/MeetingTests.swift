@@ -320,6 +320,15 @@ import ConferNet
         #expect(weak.downlink(of: 0) == weak.downlink && weak.memberPaths.count == 1)
         #expect(try MeetingCommand.parse(["--temporal-layers", "3"]).meetingOptions().temporalLayers == 3)
         #expect(try MeetingCommand.parse([]).meetingOptions().temporalLayers == 1)
+        #expect(try MeetingCommand.parse([]).meetingOptions().simulcast)
+        #expect(try !MeetingCommand.parse(["--no-simulcast"]).meetingOptions().simulcast)
+        // The live host takes the same two choices.
+        let member = ["--server", "http://127.0.0.1:7880", "--token", "t"]
+        let live = try HostCommand.parse(member + ["--no-simulcast", "--temporal-layers", "3"]).mediaOptions()
+        #expect(!live.simulcast && live.temporalLayers == 3)
+        #expect(try HostCommand.parse(member).mediaOptions().simulcast)
+        #expect(throws: (any Error).self) { try HostCommand.parse(member + ["--temporal-layers", "2", "--codec", "vp9"]) }
+        #expect(throws: (any Error).self) { try HostCommand.parse(member + ["--temporal-layers", "4"]) }
         let files = try MeetingCommand.parse(["--inputs", "a.y4m", "b.y4m", "--audio-inputs", "a.wav"])
         #expect(files.inputs == ["a.y4m", "b.y4m"] && files.audioInputs == ["a.wav"])
     }
