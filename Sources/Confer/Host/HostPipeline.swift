@@ -311,6 +311,7 @@ public final class HostPipeline {
         result.baseLayerShare = video.encoderBaseLayerShare
         if let small = video.small {
             result.smallEncodeFramesEncoded = small.framesEncoded
+            result.smallEncodeFramesDropped = small.framesDropped
             result.smallEncodeKeyFrames = small.keyFramesEncoded
             result.smallEncodeBitrate = small.bitrate
             (result.smallEncodeWidth, result.smallEncodeHeight) = small.encodedSize

@@ -26,10 +26,9 @@ final class HostPipelineSmallEncode {
     private(set) var framesEncoded = 0
     private(set) var framesDropped = 0
     private(set) var keyFramesEncoded = 0
-    private(set) var bytesEncoded = 0
 
-    /// A second encode of `configuration`'s canvas, writing with a copy of `packetizer`;
-    /// `history` is a copy of the first encode's, emptied (same size, same RTX stream).
+    /// A second encode of `configuration`'s canvas, writing with a copy of `packetizer`,
+    /// with an empty history configured as `history` (same size, same RTX stream).
     init(configuration: HostPipelineConfiguration, bitrate: Int, packetizer: RTPPacketizer, history: RTPPacketHistory) throws {
         self.bitrate = bitrate
         let speed = configuration.codec == .vp8 ? -abs(configuration.speed) : configuration.speed
@@ -57,7 +56,6 @@ final class HostPipelineSmallEncode {
             return false
         }
         framesEncoded += 1
-        bytesEncoded += encoded.data.count
         if encoded.isKeyframe {
             keyFramesEncoded += 1
             throttle.keyframeEncoded(at: now)

@@ -42,6 +42,8 @@ public struct HostPipelineStatistics: Sendable, Codable {
     /// Frames of the small encode, for participants whose links cannot carry the composite
     /// (``HostPipelineConfiguration/simulcast``).
     public var smallEncodeFramesEncoded = 0
+    /// Its frames its rate control skipped.
+    public var smallEncodeFramesDropped = 0
     /// Its keyframes.
     public var smallEncodeKeyFrames = 0
     /// Its target bitrate now, bit/s (0: it has not run).

@@ -24,8 +24,9 @@ public struct LayerForwarder: Sendable {
     private var rebases = false
     /// Whether the frame in progress belongs to a stream this receiver does not get now.
     private var frameIsOtherStream = false
-    /// The last number and picture id (15 bits) the receiver got, as it got them.
+    /// The last number the receiver got, as it got it.
     private var lastForwarded: UInt16?
+    /// The last picture id (15 bits) the receiver got, as it got it.
     private var lastPictureID: UInt16?
     /// The highest layer the receiver should get.
     public var targetLayer: UInt8
