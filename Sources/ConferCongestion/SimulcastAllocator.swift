@@ -61,10 +61,11 @@ public struct SimulcastAllocator: Sendable {
         var best = current
         var bestScore = score(current, budgets: budgets, minimum: minimum, maximum: maximum)
         let currentScore = bestScore
+        // The k weakest movable receivers on the second encode, the others where they are:
+        // each candidate is the previous one with the next weakest moved.
+        var candidate = (0 ..< count).map { movable[$0] ? false : current[$0] }
         for weakest in 0 ..< count {
-            var candidate = Array(repeating: false, count: count)
-            for index in order.prefix(weakest) { candidate[index] = true }
-            for index in 0 ..< count where !movable[index] { candidate[index] = current[index] }
+            if weakest > 0, movable[order[weakest - 1]] { candidate[order[weakest - 1]] = true }
             let value = score(candidate, budgets: budgets, minimum: minimum, maximum: maximum)
             if value > bestScore { (best, bestScore) = (candidate, value) }
         }

@@ -88,8 +88,6 @@ public final class HostPipeline {
     private(set) var layerAllocation: TemporalLayerAllocator.Allocation?
     /// Chooses who gets the small encode (``HostPipelineConfiguration/simulcast``).
     let simulcastAllocator = SimulcastAllocator()
-    /// What ``simulcastAllocator`` last decided.
-    private(set) var simulcastAllocation: SimulcastAllocator.Allocation?
     private var participantIndex: [ParticipantID: Int] = [:]
     private var random: SeededRandom
     /// When composite frames started (the first participant's arrival) and how many since.
@@ -549,7 +547,6 @@ public final class HostPipeline {
             participant.downlink.layers.targetStream = stream
             participant.downlink.lastStreamChange = clock
         }
-        simulcastAllocation = allocation
         video.setTargetBitrate(allocation.bitrate)
         video.setSmallBitrate(allocation.secondBitrate)
     }

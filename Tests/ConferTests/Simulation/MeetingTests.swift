@@ -128,24 +128,35 @@ import ConferNet
         #expect(last.members[0].framesPerSecond >= 25)
     }
 
+    /// Five members for 6 s, a 640×360 composite at up to 1 Mbit/s, member 5 behind a
+    /// downlink of `downlink` bit/s, the rest of the options as `configure` sets them.
+    static func weakMemberMeeting(downlink: Int, configure: (inout MeetingOptions) -> Void) throws -> MeetingReport {
+        var options = MeetingOptions(participants: 5, duration: .seconds(6), canvasWidth: 640, canvasHeight: 360,
+                                     compositeBitrate: 1_000_000, seed: 1)
+        var weak = options.downlink
+        weak.bandwidth = downlink
+        options.memberPaths[4] = MeetingMemberPath(uplink: options.uplink, downlink: weak)
+        configure(&options)
+        return try Meeting.run(options: options)
+    }
+
+    /// The composite's mean target bitrate over the timeline's seconds after `time`.
+    static func meanCompositeBitrate(_ report: MeetingReport, after time: Double) -> Double {
+        let late = report.timeline.filter { $0.time > time }
+        return Double(late.map(\.compositeBitrate).reduce(0, +)) / Double(max(late.count, 1))
+    }
+
     /// With temporal layers, a member on a weak downlink gets the base layer (7.5 fps of
     /// the composite) and the others get the bitrate their own links carry, where without
     /// layers the composite follows the weak link for everyone.
     @Test func temporalLayersKeepAWeakMemberFromSettingEveryonesBitrate() throws {
         func run(layers: Int) throws -> MeetingReport {
-            var options = MeetingOptions(participants: 5, duration: .seconds(6), canvasWidth: 640, canvasHeight: 360,
-                                         compositeBitrate: 1_000_000, seed: 1)
-            var weak = options.downlink
-            weak.bandwidth = 350_000
-            options.memberPaths[4] = MeetingMemberPath(uplink: options.uplink, downlink: weak)
-            options.temporalLayers = layers
-            options.simulcast = false
-            return try Meeting.run(options: options)
+            try Self.weakMemberMeeting(downlink: 350_000) {
+                $0.temporalLayers = layers
+                $0.simulcast = false
+            }
         }
-        func compositeBitrate(_ report: MeetingReport) -> Double {
-            let late = report.timeline.filter { $0.time > 3 }
-            return Double(late.map(\.compositeBitrate).reduce(0, +)) / Double(max(late.count, 1))
-        }
+        func compositeBitrate(_ report: MeetingReport) -> Double { Self.meanCompositeBitrate(report, after: 3) }
         let single = try run(layers: 1)
         let layered = try run(layers: 3)
         // Measured: 185 kbit/s without layers, 642 with.
@@ -175,18 +186,9 @@ import ConferNet
     /// picture for it, within its cap and without freezes.
     @Test func aSecondEncodeKeepsAWeakMemberFromSettingEveryonesBitrate() throws {
         func run(simulcast: Bool) throws -> MeetingReport {
-            var options = MeetingOptions(participants: 5, duration: .seconds(6), canvasWidth: 640, canvasHeight: 360,
-                                         compositeBitrate: 1_000_000, seed: 1)
-            var weak = options.downlink
-            weak.bandwidth = 250_000
-            options.memberPaths[4] = MeetingMemberPath(uplink: options.uplink, downlink: weak)
-            options.simulcast = simulcast
-            return try Meeting.run(options: options)
+            try Self.weakMemberMeeting(downlink: 250_000) { $0.simulcast = simulcast }
         }
-        func compositeBitrate(_ report: MeetingReport) -> Double {
-            let late = report.timeline.filter { $0.time > 2 }
-            return Double(late.map(\.compositeBitrate).reduce(0, +)) / Double(max(late.count, 1))
-        }
+        func compositeBitrate(_ report: MeetingReport) -> Double { Self.meanCompositeBitrate(report, after: 2) }
         let single = try run(simulcast: false)
         let simulcast = try run(simulcast: true)
         #expect(compositeBitrate(simulcast) >= 3 * compositeBitrate(single),
