@@ -8,10 +8,10 @@ enum OptionCheck {
         if let fps, !(fps > 0 && fps <= 240) { throw ValidationError("--fps must be between 0 and 240") }
     }
 
-    /// `--bitrate` in kbit/s, within `range`.
-    static func bitrate(_ kbps: Int?, in range: ClosedRange<Int> = 1 ... 100_000) throws {
+    /// A bitrate option in kbit/s (`--bitrate` unless `name` says otherwise), within `range`.
+    static func bitrate(_ kbps: Int?, in range: ClosedRange<Int> = 1 ... 100_000, name: String = "--bitrate") throws {
         if let kbps, !range.contains(kbps) {
-            throw ValidationError("--bitrate is in kbit/s, \(range.lowerBound)…\(range.upperBound)")
+            throw ValidationError("\(name) is in kbit/s, \(range.lowerBound)…\(range.upperBound)")
         }
     }
 

@@ -48,6 +48,12 @@ struct SendCommand: AsyncParsableCommand {
     var rtcpMux = false
     @Option(help: "Spread each video frame's packets over this many milliseconds instead of one burst.")
     var spreadMs: Double = 0
+    @Flag(help: "Pace video packets at 2.5 × the congestion controller's target instead of a frame's burst.")
+    var pacing = false
+    @Flag(help: "Let the encoder skip frames to hold the congestion controller's target, as a camera sender does (by default every frame is sent).")
+    var dropFrames = false
+    @Option(help: ArgumentHelp("Start the encoder at this many kbit/s and probe up to --bitrate (padding on the RTX stream; needs a receiver that sends transport-cc, as confer receive does).", valueName: "KBPS"))
+    var startBitrate: Int?
     @Option(help: "Seconds between keyframes when the input is encoded (0: only the first, and on request).")
     var keyframeInterval: Double = 2
     @Option(help: "Seconds to keep answering the receiver's feedback after the last frame (when it sends any).")
@@ -61,6 +67,12 @@ struct SendCommand: AsyncParsableCommand {
         try OptionCheck.bitrate(bitrate)
         try OptionCheck.positiveDuration(duration)
         if !(0...100).contains(spreadMs) { throw ValidationError("--spread-ms must be 0…100") }
+        if pacing && spreadMs > 0 { throw ValidationError("--pacing and --spread-ms both space a frame's packets: choose one") }
+        try OptionCheck.bitrate(startBitrate, name: "--start-bitrate")
+        if let startBitrate, let bitrate, startBitrate > bitrate {
+            throw ValidationError("--start-bitrate (\(startBitrate)) must not be above --bitrate (\(bitrate))")
+        }
+        if startBitrate != nil && codec == .opus { throw ValidationError("--start-bitrate is for video; Opus starts at --bitrate") }
         if !(0...3600).contains(keyframeInterval) { throw ValidationError("--keyframe-interval is in seconds, 0…3600") }
         if !(0...60).contains(linger) { throw ValidationError("--linger is in seconds, 0…60") }
     }
@@ -72,7 +84,8 @@ struct SendCommand: AsyncParsableCommand {
         let options = LiveSenderOptions(
             codec: codec, destination: UDPAddress(parsing: destination)!, payloadType: payloadType.map { UInt8($0) }, ssrc: ssrc,
             mtu: mtu, bitrateKbps: bitrate, srtpKey: key, sdpPath: sdp, loops: loop, maxDuration: duration,
-            sendsRTCP: !noRtcp, packetSpread: .seconds(spreadMs / 1000), keyframeIntervalSeconds: keyframeInterval, linger: linger, rtcpMux: rtcpMux)
+            sendsRTCP: !noRtcp, packetSpread: .seconds(spreadMs / 1000), paces: pacing, dropsFrames: dropFrames, startBitrateKbps: startBitrate,
+            keyframeIntervalSeconds: keyframeInterval, linger: linger, rtcpMux: rtcpMux)
         let progress = outputOptions.progress("send")
         let report = try await LiveSender.run(input: input, options: options) { progress.update($0, of: nil) }
         progress.finish()
@@ -96,6 +109,14 @@ extension LiveSendReport: CommandReport {
                  "\(keyframeRequestsReceived)", "\(keyframesOnRequest)", finalTargetBitrate.map { "\($0 / 1000)" } ?? "-",
                  roundTripTime.map { fixed($0 * 1000, 1) } ?? "-"],
             ]).map { "  " + $0 }
+        }
+        if let video = pipeline.video, video.framesDroppedByEncoder + video.framesSkippedForFrameRate > 0 {
+            lines.append("  frames the encoder skipped to hold its target: \(video.framesDroppedByEncoder)"
+                         + (video.framesSkippedForFrameRate > 0 ? ", and \(video.framesSkippedForFrameRate) for half the frame rate" : ""))
+        }
+        if timeline.count > 1, rtcpPacketsReceived > 0 {
+            lines.append("  target kbit/s each second" + (paced ? " (paced)" : "") + ": "
+                         + timeline.map { "\($0.targetKbps)" }.joined(separator: " "))
         }
         if let sdpPath { lines.append("  SDP: \(sdpPath)") }
         return lines

@@ -25,18 +25,25 @@ public final class ScalingVideoEncoder {
     /// The base temporal layer's share of ``bitrate`` (nil: the encoder's default).
     public private(set) var baseLayerShare: Double?
 
+    /// Pictures left out to halve the frame rate (the ladder's frame-rate step).
+    public private(set) var framesSkippedForFrameRate = 0
+    /// The capture time of the last picture handed to the encoder.
+    private var lastEncodedAt: Timestamp?
+
     /// An encoder for `settings` (its size is the full size, its bitrate the start),
-    /// following the bitrate with a ladder when `adaptsResolution`.
+    /// following the bitrate with a ladder when `adaptsResolution`; with
+    /// `reducesFrameRate` too, the ladder ends in a half-rate step (see
+    /// ``VideoResolutionLadder``).
     public init(codec: Codec, settings: VideoEncoderSettings, allowsFrameDropping: Bool = true,
-                adaptsResolution: Bool = true) throws {
+                adaptsResolution: Bool = true, reducesFrameRate: Bool = false) throws {
         self.settings = settings
         self.allowsFrameDropping = allowsFrameDropping
         bitrate = settings.bitrate
         baseLayerShare = settings.baseLayerShare
         temporalLayers = settings.temporalLayers
         if adaptsResolution {
-            ladder = VideoResolutionLadder(width: settings.width, height: settings.height,
-                                           frameRate: settings.frameRate, startBitrate: settings.bitrate)
+            ladder = VideoResolutionLadder(width: settings.width, height: settings.height, frameRate: settings.frameRate,
+                                           startBitrate: settings.bitrate, reducesFrameRate: reducesFrameRate)
         }
         let size = ladder.map { ($0.current.width, $0.current.height) } ?? (settings.width, settings.height)
         encoder = try Self.makeEncoder(codec: codec, settings: settings, size: size, bitrate: settings.bitrate,
@@ -52,8 +59,8 @@ public final class ScalingVideoEncoder {
         ladder.map { ($0.current.width, $0.current.height) } ?? (settings.width, settings.height)
     }
 
-    /// How many times the encoded size changed.
-    public var sizeChanges: Int { ladder?.switches ?? 0 }
+    /// How many times the encoded size changed (the ladder's frame-rate step is not a size).
+    public private(set) var sizeChanges = 0
 
     /// Sets the target bitrate (bit/s); the size follows it from the next frame.
     public func setBitrate(_ bitsPerSecond: Int) throws {
@@ -88,13 +95,19 @@ public final class ScalingVideoEncoder {
     /// Makes the next frame a keyframe.
     public func requestKeyframe() { encoder.requestKeyframe() }
 
+    /// The frame rate encoded now: the settings' own, or half of it on the ladder's frame-rate step.
+    public var encodedFrameRate: Double { settings.frameRate / Double(ladder?.current.frameRateDivisor ?? 1) }
+
     /// Encodes `frame` (at the full size), captured or composed at `now`, into `output`
-    /// at the size the bitrate affords; false when rate control skipped it.
+    /// at the size the bitrate affords; false when rate control skipped it, or when the
+    /// ladder's frame-rate step leaves it out (counted in ``framesSkippedForFrameRate``).
     public func encode(_ frame: VideoFrame, at now: Timestamp, into output: inout EncodedFrame) throws -> Bool {
         if var ladder {
+            let previous = ladder.current
             let step = ladder.update(bitrate: bitrate, at: now)
             self.ladder = ladder
-            if let step {
+            if let step, step.width != previous.width || step.height != previous.height {
+                sizeChanges += 1
                 let size = (step.width, step.height)
                 var current = settings
                 current.baseLayerShare = baseLayerShare
@@ -104,7 +117,16 @@ public final class ScalingVideoEncoder {
                 pool = Self.pool(for: size, full: settings)
                 try encoder.setKeyframeSizeLimit(keyframeSizeLimit)
             }
+            // Every other picture by capture time (within half an interval, as capture
+            // clocks wobble); libvpx reads the frame rate from the timestamps it gets.
+            let divisor = ladder.current.frameRateDivisor
+            if divisor > 1, let last = lastEncodedAt,
+               (frame.timestamp - last).seconds < (Double(divisor) - 0.5) / max(settings.frameRate, 1) {
+                framesSkippedForFrameRate += 1
+                return false
+            }
         }
+        lastEncodedAt = frame.timestamp
         guard let pool else { return try encoder.encode(frame, into: &output) }
         return try encoder.encode(try scaler.scaled(frame, using: pool), into: &output)
     }

@@ -22,6 +22,14 @@ public import ConferMedia
 /// is kept whatever the bitrate: below it the encoder's own frame dropping is the last
 /// resort.
 ///
+/// **Frame rate, last.** A ladder made with `reducesFrameRate` has one more step below the
+/// sizes: the smallest size that needs no bitrate of its own (320×180 at 30 fps) at half the
+/// frame rate, taken when the bitrate falls below ``fullFrameRateBitrate(frameRate:)``. That
+/// is how a sender serves a small tile the host shows at half rate (the host asks for less
+/// than a full-rate thumbnail needs) and how a very weak uplink keeps an even 15 fps instead
+/// of the encoder's erratic drops; libwebrtc's balanced degradation also lowers frame rate
+/// once resolution is at its floor.
+///
 /// A value with an injected clock: every input carries its time.
 public struct VideoResolutionLadder: Hashable, Sendable {
     /// One size to encode at and the least bitrate it needs at the configured frame rate.
@@ -32,6 +40,8 @@ public struct VideoResolutionLadder: Hashable, Sendable {
         public var height: Int
         /// The least bitrate, in bit/s, at which this size keeps full frame rate.
         public var minimumBitrate: Int
+        /// 1 for every frame; 2 for every other frame (the frame-rate step).
+        public var frameRateDivisor = 1
     }
 
     /// libwebrtc's default single-stream limits: pixels, and the least start bitrate for them.
@@ -55,8 +65,9 @@ public struct VideoResolutionLadder: Hashable, Sendable {
     private var affordsLargerSince: Timestamp?
 
     /// A ladder below `width` × `height` at `frameRate` frames per second, starting at the
-    /// largest step `startBitrate` (bit/s) affords.
-    public init(width: Int, height: Int, frameRate: Double, startBitrate: Int) {
+    /// largest step `startBitrate` (bit/s) affords; with `reducesFrameRate`, ending in the
+    /// half-rate step (see the type's notes).
+    public init(width: Int, height: Int, frameRate: Double, startBitrate: Int, reducesFrameRate: Bool = false) {
         var steps: [Step] = []
         for (numerator, denominator) in Self.scales {
             let w = width * numerator / denominator / 2 * 2
@@ -66,6 +77,17 @@ public struct VideoResolutionLadder: Hashable, Sendable {
             steps.append(Step(width: w, height: h, minimumBitrate: Int(needed.rounded())))
         }
         if steps.isEmpty { steps = [Step(width: width, height: height, minimumBitrate: 0)] }
+        if reducesFrameRate {
+            // Sizes below the first that needs nothing are never chosen: the half-rate step
+            // takes that size, and full rate there needs the floor.
+            let floorIndex = steps.firstIndex { $0.minimumBitrate == 0 } ?? steps.count - 1
+            steps.removeSubrange((floorIndex + 1)...)
+            var half = steps[floorIndex]
+            steps[floorIndex].minimumBitrate = max(half.minimumBitrate, Self.fullFrameRateBitrate(frameRate: frameRate))
+            half.minimumBitrate = 0
+            half.frameRateDivisor = 2
+            steps.append(half)
+        }
         self.steps = steps
         index = Self.largestAffordable(steps, bitrate: startBitrate, margin: 1)
     }
@@ -98,15 +120,24 @@ public struct VideoResolutionLadder: Hashable, Sendable {
 
     /// The least video bitrate (bit/s) worth sending for a picture shown `width` × `height`
     /// at `frameRate`: what twice its pixels need (a sender's ladder then encodes a size at
-    /// or above the slot, never far above), and at least ``minimumSlotBitrate``. A host asks
+    /// or above the slot, never far above), and at least ``minimumSlotBitrate`` (in
+    /// proportion to `frameRate`, so a half-rate slot asks for a half-rate thumbnail). A host asks
     /// each participant for this through REMB, so a small tile costs a small stream.
     public static func bitrate(forShowing width: Int, height: Int, frameRate: Double) -> Int {
         let needed = minimumBitrate(pixels: 2 * Double(max(width, 0) * max(height, 0))) * max(frameRate, 1) / 30
-        return max(Int(needed.rounded()), minimumSlotBitrate)
+        return max(Int(needed.rounded()), Int((Double(minimumSlotBitrate) * max(frameRate, 1) / 30).rounded()))
     }
 
-    /// The floor of ``bitrate(forShowing:height:frameRate:)``: below it even a thumbnail looks broken.
+    /// The floor of ``bitrate(forShowing:height:frameRate:)`` at 30 frames per second
+    /// (in proportion at other rates): below it even a thumbnail looks broken.
     public static let minimumSlotBitrate = 150_000
+
+    /// The least bitrate (bit/s) at which a ladder that reduces frame rate keeps its
+    /// smallest size at full `frameRate`: a full-rate slot's floor less the switching
+    /// margin, so that a host's request for a full-rate thumbnail brings full rate back.
+    public static func fullFrameRateBitrate(frameRate: Double) -> Int {
+        Int((Double(minimumSlotBitrate) * max(frameRate, 1) / 30 / upswitchMargin).rounded(.down))
+    }
 
     /// The least bitrate `pixels` need at 30 frames per second.
     static func minimumBitrate(pixels: Double) -> Double {

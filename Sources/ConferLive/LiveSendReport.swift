@@ -57,4 +57,20 @@ public struct LiveSendReport: Codable, Sendable, Equatable {
     public var roundTripTime: Double?
     /// The send pipeline's counters (W3C `RTCOutboundRtpStreamStats` names where one exists).
     public var pipeline: SendPipelineStatistics
+    /// Whether video packets were paced (``LiveSenderOptions/paces``).
+    public var paced: Bool
+    /// Each whole second of media sent: the congestion controller's target at its end and
+    /// what left in it (video, retransmissions and probe padding), so a ramp-up or a cut
+    /// can be read second by second. Empty for audio.
+    public var timeline: [LiveSendSecond]
+}
+
+/// One second of a live send: the target bitrate at its end and the bitrate sent during it.
+public struct LiveSendSecond: Sendable, Codable, Equatable {
+    /// The second of media, from 0.
+    public var second: Int
+    /// The congestion controller's target at the end of the second, in kbit/s.
+    public var targetKbps: Int
+    /// RTP sent during the second (media, retransmissions, padding), headers included, in kbit/s.
+    public var sentKbps: Int
 }

@@ -63,6 +63,40 @@ import Testing
         #expect(ladder.update(bitrate: 400_000, at: .seconds(2)) == nil)
         #expect(ladder.update(bitrate: 400_000, at: .seconds(3))?.width == 640)
     }
+
+    /// Below what a full-rate thumbnail needs, a ladder that reduces frame rate keeps its
+    /// floor size at half the rate, and comes back to full rate as any step up does.
+    @Test func theFrameRateStepComesLastAndFollowsTheSameRules() {
+        #expect(VideoResolutionLadder.fullFrameRateBitrate(frameRate: 30) == 130_434)
+        // A 640×360 camera: the sizes down to the first that needs nothing, then that size at half rate.
+        var ladder = VideoResolutionLadder(width: 640, height: 360, frameRate: 30, startBitrate: 75_000, reducesFrameRate: true)
+        #expect(ladder.steps.map { "\($0.width)x\($0.height)/\($0.frameRateDivisor)" }
+                == ["640x360/1", "480x270/1", "320x180/1", "320x180/2"])
+        #expect(ladder.steps.map(\.minimumBitrate) == [300_000, 200_000, 130_434, 0])
+        #expect(ladder.current.frameRateDivisor == 2)
+        // Full rate needs 130 × 1.15 = 150 kbit/s for a second.
+        #expect(ladder.update(bitrate: 149_000, at: .seconds(1)) == nil)
+        #expect(ladder.update(bitrate: 150_000, at: .seconds(2)) == nil)
+        let full = ladder.update(bitrate: 150_000, at: .seconds(3))
+        #expect(full?.width == 320 && full?.frameRateDivisor == 1)
+        // Down again at once.
+        #expect(ladder.update(bitrate: 130_000, at: .seconds(3.1))?.frameRateDivisor == 2)
+        #expect(ladder.switches == 2)
+        // Without the option nothing changes: 320×180 is kept at any bitrate.
+        let plain = VideoResolutionLadder(width: 640, height: 360, frameRate: 30, startBitrate: 1)
+        #expect(plain.steps.allSatisfy { $0.frameRateDivisor == 1 } && plain.current.width == 320)
+    }
+
+    /// What a host asks of a tile: twice its pixels' need, floored at a thumbnail's, both in
+    /// proportion to the tile's frame rate, so a half-rate tile lands on the half-rate step.
+    @Test func aHalfRateTileAsksForLessThanAFullRateThumbnail() {
+        #expect(VideoResolutionLadder.bitrate(forShowing: 320, height: 180, frameRate: 30) == 160_000)
+        #expect(VideoResolutionLadder.bitrate(forShowing: 256, height: 144, frameRate: 30) == 150_000)
+        #expect(VideoResolutionLadder.bitrate(forShowing: 256, height: 144, frameRate: 15) == 75_000)
+        let full = VideoResolutionLadder(width: 640, height: 360, frameRate: 30, startBitrate: 150_000, reducesFrameRate: true)
+        let half = VideoResolutionLadder(width: 640, height: 360, frameRate: 30, startBitrate: 75_000, reducesFrameRate: true)
+        #expect(full.current.frameRateDivisor == 1 && half.current.frameRateDivisor == 2)
+    }
 }
 
 /// The encoder whose size follows the ladder: real libvpx, pictures always at full size in.
@@ -97,6 +131,36 @@ import Testing
         #expect(sizes.count >= 70)
         #expect(encoder.sizeChanges == 1)
         #expect(encoder.encodedSize == (640, 360))
+    }
+
+    /// On the frame-rate step every other picture is left out (and counted), and a rise
+    /// to what a full-rate thumbnail needs brings every frame back, at the same size without
+    /// a keyframe.
+    @Test func theFrameRateStepEncodesEveryOtherPicture() throws {
+        let encoder = try ScalingVideoEncoder(
+            codec: .vp8, settings: VideoEncoderSettings(width: 640, height: 360, frameRate: 30, bitrate: 80_000, speed: -8,
+                                                       errorResilient: true),
+            reducesFrameRate: true)
+        #expect(encoder.encodedFrameRate == 15)
+        let decoder = try VPXDecoder(codec: .vp8)
+        var video = SyntheticVideo(width: 640, height: 360, noiseAmplitude: 4)
+        var output = EncodedFrame(codec: .vp8)
+        var encoded: [Int] = [], keyframes: [Int] = [], sizes: Set<String> = []
+        for index in 0 ..< 90 {
+            if index == 30 { try encoder.setBitrate(160_000) }
+            let frame = video.frame(index)
+            guard try encoder.encode(frame, at: frame.timestamp, into: &output) else { continue }
+            encoded.append(index)
+            if output.isKeyframe { keyframes.append(index) }
+            if let picture = try decoder.decode(output) { sizes.insert("\(picture.width)x\(picture.height)") }
+        }
+        // Frames 0, 2 … 58 (the rise at 1 s is held for a second), then every frame.
+        #expect(Array(encoded.prefix(30)) == Array(stride(from: 0, to: 60, by: 2)))
+        #expect(Array(encoded.suffix(30)) == Array(60 ..< 90))
+        #expect(encoder.framesSkippedForFrameRate == 30)
+        #expect(keyframes == [0])
+        #expect(sizes == ["320x180"])
+        #expect(encoder.encodedFrameRate == 30 && encoder.sizeChanges == 0 && encoder.ladder?.switches == 1)
     }
 
     @Test func withoutTheLadderTheSizeIsFixed() throws {

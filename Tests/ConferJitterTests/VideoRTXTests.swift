@@ -90,6 +90,45 @@ struct VideoRTXTests {
         #expect(history.nextRTXSequenceNumber == 3)
     }
 
+    @Test("a budget stops the history's answer part way, and what it refused is still there for a later NACK")
+    func historyKeepsWithinABudget() throws {
+        var history = RTPPacketHistory(rtxSSRC: 0xBBBB_0002, rtxPayloadType: 97, firstRTXSequenceNumber: 0)
+        for number in 0 ..< 5 as Range<UInt16> {
+            try history.store(try Self.packet(sequenceNumber: number, payload: [UInt8](repeating: 1, count: 988)),
+                              sentAt: .milliseconds(Int64(number)))
+        }
+        var sizes: [Int] = []
+        // Each RTX packet is 20 (two CSRCs) + 2 + 988 = 1,010 bytes: 2,500 bytes take two.
+        history.retransmit(0 ..< 5, now: .milliseconds(10), rtt: .milliseconds(100), budget: 2_500) { sizes.append($0.count) }
+        #expect(sizes == [1_010, 1_010])
+        #expect(history.statistics.requestsOverBudget == 3)
+        sizes = []
+        history.retransmit(0 ..< 5, now: .milliseconds(20), rtt: .milliseconds(100)) { sizes.append($0.count) }
+        #expect(sizes.count == 3 && history.statistics.requestsThrottled == 2)
+        #expect(history.nextRTXSequenceNumber == 5)
+    }
+
+    @Test("the retransmission limiter allows the target bitrate over the last half second, and forgets older sends")
+    func retransmissionLimiterWindow() {
+        var limiter = RetransmissionRateLimiter()
+        // 800 kbit/s over 500 ms: 50,000 bytes.
+        #expect(limiter.budget(at: .seconds(10), bitrate: 800_000) == 50_000)
+        limiter.record(30_000, at: .seconds(10))
+        limiter.record(15_000, at: .seconds(10.3))
+        #expect(limiter.budget(at: .seconds(10.3), bitrate: 800_000) == 5_000)
+        #expect(limiter.budget(at: .seconds(10.3), bitrate: 400_000) == 0)
+        // The first send leaves the window after 500 ms (its 50 ms bucket), the second later.
+        #expect(limiter.budget(at: .seconds(10.55), bitrate: 800_000) == 35_000)
+        #expect(limiter.budget(at: .seconds(10.85), bitrate: 800_000) == 50_000)
+        // A long silence clears everything; times before the epoch are counted as well.
+        limiter.record(50_000, at: .seconds(11))
+        #expect(limiter.budget(at: .seconds(100), bitrate: 800_000) == 50_000)
+        var early = RetransmissionRateLimiter()
+        early.record(10_000, at: .milliseconds(-120))
+        #expect(early.budget(at: .milliseconds(-100), bitrate: 800_000) == 40_000)
+        #expect(early.budget(at: .milliseconds(400), bitrate: 800_000) == 50_000)
+    }
+
     @Test("retransmissions are counted apart: never as new packets, never as a second frame")
     func retransmissionsNotCountedTwice() throws {
         var buffer = try VideoJitterBuffer(codec: .vp8)

@@ -8,7 +8,7 @@
 //
 //   swift run -c release --package-path Benchmarks HostScale [--participants 4,9,16,25]
 //       [--content card,noise] [--threads 1,2] [--encoder-threads 1] [--seconds 10] [--clip-seconds 10]
-//       [--slot-sized]   (participants send the size and bitrate their tile asks for, not 640×360)
+//       [--slot-sized]   (participants send the size, bitrate and frame rate their tile asks for, not 640×360)
 import Foundation
 import HostScaleKit
 
@@ -110,8 +110,9 @@ for content in options.contents {
     for participants in options.participants {
         let slot = HostScaleClips.slotSized(participants: participants)
         let clips = try shared ?? HostScaleClips(participants: participants, frames: clipFrames, content: content,
-                                                 size: slot.size, bitrate: slot.bitrate)
-        let streams = "\(clips.size.width)x\(clips.size.height)" + (shared == nil ? " @ \(slot.bitrate / 1000)k" : " @ 800k")
+                                                 size: slot.size, bitrate: slot.bitrate, frameRateDivisor: slot.frameRateDivisor)
+        let streams = "\(clips.size.width)x\(clips.size.height)"
+            + (shared == nil ? " @ \(slot.bitrate / 1000)k, \(Int(HostScaleClips.frameRate) / slot.frameRateDivisor) fps" : " @ 800k")
         for threads in options.threads {
             let host = try HostScaleHost(clips: clips, participants: participants, threads: threads,
                                          encoderThreads: options.encoderThreads)

@@ -24,16 +24,20 @@ public struct HostScaleClips: Sendable {
     public let streams: [[EncodedFrame]]
     /// What they show.
     public let content: HostScaleContent
+    /// 1 when every camera frame is sent, 2 when every other one is (a half-rate tile).
+    public let frameRateDivisor: Int
 
     /// Encodes `participants` clips of `frames` frames each, two participants at a time, at
-    /// `size` and `bitrate` (the camera's full size at 800 kbit/s unless given).
+    /// `size` and `bitrate` (the camera's full size at 800 kbit/s unless given), every
+    /// `frameRateDivisor`-th camera frame.
     public init(participants: Int, frames: Int, content: HostScaleContent,
-                size: (width: Int, height: Int) = (width, height), bitrate: Int = 800_000) throws {
+                size: (width: Int, height: Int) = (width, height), bitrate: Int = 800_000, frameRateDivisor: Int = 1) throws {
         let results = Mutex([[EncodedFrame]?](repeating: nil, count: participants))
         let failure = Mutex<(any Error)?>(nil)
         DispatchQueue.concurrentPerform(iterations: participants) { i in
             do {
-                let stream = try Self.encode(participant: i, frames: frames, content: content, size: size, bitrate: bitrate)
+                let stream = try Self.encode(participant: i, frames: frames, content: content, size: size, bitrate: bitrate,
+                                             frameRateDivisor: frameRateDivisor)
                 results.withLock { $0[i] = stream }
             } catch {
                 failure.withLock { $0 = error }
@@ -43,33 +47,39 @@ public struct HostScaleClips: Sendable {
         streams = results.withLock { $0.map { $0 ?? [] } }
         self.content = content
         self.size = size
+        self.frameRateDivisor = frameRateDivisor
     }
 
-    /// The size and bitrate a participant's 640×360 camera is asked for and encodes at
-    /// when the host shows it in one of `participants` grid tiles on a 1280×720 canvas:
-    /// the REMB a host with ``HostPipelineConfiguration/requestsSlotBitrates`` sends and
-    /// the step the camera's ``VideoResolutionLadder`` takes at that bitrate.
-    public static func slotSized(participants: Int) -> (size: (width: Int, height: Int), bitrate: Int) {
+    /// The size, bitrate and frame-rate divisor a participant's 640×360 camera is asked for
+    /// and encodes at when the host shows it in one of `participants` grid tiles on a
+    /// 1280×720 canvas: the REMB a host with ``HostPipelineConfiguration/requestsSlotBitrates``
+    /// sends (at the tile's frame rate, ``HostPipeline/slotFrameRate(_:canvasWidth:canvasHeight:frameRate:)``)
+    /// and the step the camera's ``VideoResolutionLadder`` takes at that bitrate.
+    public static func slotSized(participants: Int) -> (size: (width: Int, height: Int), bitrate: Int, frameRateDivisor: Int) {
         let columns = Int(Double(participants).squareRoot().rounded(.up))
         let rows = (participants + columns - 1) / columns
-        let bitrate = VideoResolutionLadder.bitrate(forShowing: 1280 / columns, height: 720 / rows, frameRate: frameRate)
-        let step = VideoResolutionLadder(width: width, height: height, frameRate: frameRate, startBitrate: bitrate).current
-        return ((step.width, step.height), min(bitrate, 800_000))
+        let tile = PixelRect(width: 1280 / columns, height: 720 / rows)
+        let tileRate = HostPipeline.slotFrameRate(tile, canvasWidth: 1280, canvasHeight: 720, frameRate: frameRate)
+        let bitrate = VideoResolutionLadder.bitrate(forShowing: tile.width, height: tile.height, frameRate: tileRate)
+        let step = VideoResolutionLadder(width: width, height: height, frameRate: frameRate, startBitrate: bitrate,
+                                         reducesFrameRate: true).current
+        return ((step.width, step.height), min(bitrate, 800_000), step.frameRateDivisor)
     }
 
     /// Participant `index`'s clip: its own colour and motion (card) or its own texture (noise).
     static func encode(participant index: Int, frames: Int, content: HostScaleContent, size: (width: Int, height: Int),
-                       bitrate: Int) throws -> [EncodedFrame] {
+                       bitrate: Int, frameRateDivisor: Int) throws -> [EncodedFrame] {
         let (width, height) = size
-        let settings = VideoEncoderSettings(width: width, height: height, frameRate: frameRate, bitrate: bitrate,
+        let settings = VideoEncoderSettings(width: width, height: height, frameRate: frameRate / Double(frameRateDivisor), bitrate: bitrate,
                                             threads: 1, speed: 8, errorResilient: true)
         let encoder = try VPXEncoder(codec: .vp8, settings: settings, allowsFrameDropping: false)
         var card = TestPatternSource(width: width, height: height, colorIndex: index, seed: UInt64(index + 1))
         var noise = content == .noise ? NoisePatternSource(width: width, height: height, seed: UInt64(index + 1)) : nil
         var stream: [EncodedFrame] = []
         stream.reserveCapacity(frames)
-        for _ in 0..<frames {
+        for frame in 0..<frames {
             let picture = noise != nil ? noise!.next() : card.next()
+            guard frame % frameRateDivisor == 0 else { continue }
             var output = EncodedFrame(codec: .vp8)
             if try encoder.encode(picture, into: &output) { stream.append(output) }
         }
@@ -84,16 +94,21 @@ public final class HostScaleParticipant: CompositeSource {
     private let frames: [EncodedFrame]
     private let decoder: VPXDecoder
 
-    /// A participant sending `frames`.
-    public init(frames: [EncodedFrame]) throws {
+    private let frameRateDivisor: Int
+
+    /// A participant sending `frames`, one every `frameRateDivisor` output frames.
+    public init(frames: [EncodedFrame], frameRateDivisor: Int = 1) throws {
         precondition(!frames.isEmpty && frames[0].isKeyframe, "a participant's clip starts with a keyframe")
         self.frames = frames
+        self.frameRateDivisor = frameRateDivisor
         decoder = try VPXDecoder(codec: .vp8, threads: 1)
     }
 
-    /// Decodes stream frame `index` modulo the clip length, stamped `time`.
+    /// Decodes the stream frame of output frame `index` (modulo the clip length), stamped
+    /// `time`; nil (keep the last picture) between the frames of a half-rate stream.
     public func picture(forFrame index: Int, at time: Timestamp) throws -> VideoFrame? {
-        var picture = try decoder.decode(frames[index % frames.count])
+        guard index % frameRateDivisor == 0 else { return nil }
+        var picture = try decoder.decode(frames[index / frameRateDivisor % frames.count])
         picture?.timestamp = time
         return picture
     }

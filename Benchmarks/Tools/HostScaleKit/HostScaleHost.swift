@@ -26,7 +26,7 @@ public final class HostScaleHost {
     public init(clips: HostScaleClips, participants: Int, threads: Int, encoderThreads: Int = 1) throws {
         precondition(participants <= clips.streams.count, "only \(clips.streams.count) streams were prepared")
         let sources = try (0..<participants).map { i -> (participant: ParticipantID, source: any CompositeSource) in
-            (ParticipantID(UInt32(i + 1)), try HostScaleParticipant(frames: clips.streams[i]))
+            (ParticipantID(UInt32(i + 1)), try HostScaleParticipant(frames: clips.streams[i], frameRateDivisor: clips.frameRateDivisor))
         }
         let queueDepth = 2
         let compositor = VideoCompositor(configuration: .init(width: Self.width, height: Self.height, frameRate: Self.frameRate,

@@ -429,10 +429,25 @@ public final class HostPipeline {
                 participant.receive.requestMaximumBitrate(Self.offCanvasBitrate + audio)
                 continue
             }
-            let video = VideoResolutionLadder.bitrate(forShowing: rect.width, height: rect.height, frameRate: configuration.frameRate)
+            let frameRate = Self.slotFrameRate(rect, canvasWidth: configuration.width, canvasHeight: configuration.height,
+                                               frameRate: configuration.frameRate)
+            let video = VideoResolutionLadder.bitrate(forShowing: rect.width, height: rect.height, frameRate: frameRate)
             participant.receive.requestMaximumBitrate(video + audio)
         }
     }
+
+    /// The frame rate a slot is shown at: the composite's, or half of it for a tile smaller
+    /// than ``smallTileShare`` of the canvas. A face a few dozen pixels high reads as well at
+    /// 15 fps, large galleries show their tiles at a lower rate for the same reason, and
+    /// such a participant asked for half a full-rate thumbnail's bitrate sends every other
+    /// frame (``VideoResolutionLadder``), so the host decodes half as many.
+    public static func slotFrameRate(_ rect: PixelRect, canvasWidth: Int, canvasHeight: Int, frameRate: Double) -> Double {
+        Double(rect.width * rect.height) < smallTileShare * Double(canvasWidth * canvasHeight) ? frameRate / 2 : frameRate
+    }
+
+    /// Below this share of the canvas a tile is shown at half the frame rate: 1/20, so a
+    /// 4 × 4 grid keeps full rate and a 5 × 5 one (256 × 144 tiles on 1280 × 720) does not.
+    public static let smallTileShare = 1.0 / 20
 
     /// What a participant the layout does not show is asked to send, video only.
     static let offCanvasBitrate = 50_000

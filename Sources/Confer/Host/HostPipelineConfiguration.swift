@@ -52,10 +52,11 @@ public struct HostPipelineConfiguration: Sendable {
     /// to their views. Off: always the canvas, and the encoder drops frames instead.
     public var adaptsResolution: Bool
     /// Whether the host asks each participant (REMB) for no more than its slot shows:
-    /// ``VideoResolutionLadder/bitrate(forShowing:height:frameRate:)`` of its tile, the
+    /// ``VideoResolutionLadder/bitrate(forShowing:height:frameRate:)`` of its tile at the
+    /// tile's frame rate (half the composite's for a tile under 1/20 of the canvas), the
     /// least for a participant the layout leaves off the canvas (a limit above what one
-    /// sends anyway changes nothing). The participant's encoder then picks the
-    /// size that bitrate affords, so uplinks and the host's decoding follow the layout.
+    /// sends anyway changes nothing). The participant's encoder then picks the size and
+    /// frame rate that bitrate affords, so uplinks and the host's decoding follow the layout.
     public var requestsSlotBitrates: Bool
     /// Temporal layers in the composite (1…3; VP8 only, other codecs encode one). With
     /// more than one, the host forwards each participant the layers its estimate carries

@@ -26,7 +26,7 @@ extension SendPipeline {
         case .genericNACK(let nack):
             guard let video, nack.mediaSSRC == video.configuration.ssrc else { return false }
             let rtt = roundTripTime ?? .milliseconds(100)
-            video.retransmit(nack.lostSequenceNumbers, rtt: rtt, at: now, transport: transport)
+            video.retransmit(nack.lostSequenceNumbers, rtt: rtt, bitrate: targetBitrate, at: now, transport: transport)
             return false
         case .pictureLossIndication(let pli):
             guard let video, pli.mediaSSRC == video.configuration.ssrc else { return false }

@@ -155,6 +155,7 @@ public final class SendPipeline {
         if let history = video?.historyStatistics {
             videoStatistics?.retransmittedPacketsSent = history.retransmissionsSent
             videoStatistics?.retransmittedBytesSent = history.retransmittedBytesSent
+            videoStatistics?.retransmissionsOverBudget = history.requestsOverBudget
         }
         return SendPipelineStatistics(
             video: videoStatistics, audio: audio?.statistics, rtpPacketsSent: transport.rtpPacketsSent,

@@ -25,6 +25,9 @@ public struct VideoSendStatistics: Sendable, Hashable, Codable {
     public var retransmittedPacketsSent = 0
     /// Bytes of RTX packets sent.
     public var retransmittedBytesSent = 0
+    /// Retransmissions asked for and not sent because the last half second's already
+    /// reached the target bitrate (``RetransmissionRateLimiter``).
+    public var retransmissionsOverBudget = 0
     /// Padding-only packets sent on the RTX stream to probe the path.
     public var paddingPacketsSent = 0
     /// Bytes of those packets.
@@ -45,6 +48,11 @@ public struct VideoSendStatistics: Sendable, Hashable, Codable {
     public var encodedHeight = 0
     /// How many times the encoded size changed with the bitrate.
     public var sizeChanges = 0
+    /// Frames left out to halve the frame rate at the lowest bitrates (not counted as dropped).
+    public var framesSkippedForFrameRate = 0
+    /// The frame rate encoded now: the stream's, or half of it when the bitrate is below
+    /// what a full-rate thumbnail needs (``VideoResolutionLadder``).
+    public var encodedFrameRate = 0.0
 
     /// All counters at zero.
     public init() {}

@@ -13,6 +13,8 @@ package final class SendPipelineVideoStream {
     /// Writes padding-only packets on the RTX stream (probes).
     private var rtxWriter: RTPPacketizer
     private var history: RTPPacketHistory
+    /// Retransmissions within the target bitrate over half a second.
+    private var retransmissionLimiter = RetransmissionRateLimiter()
     /// The RTP timestamp of the last frame sent, for padding packets.
     private var lastRTPTimestamp: UInt32 = 0
     private var encoded: EncodedFrame
@@ -54,8 +56,10 @@ package final class SendPipelineVideoStream {
             bitrate: configuration.effectiveStartBitrate, threads: configuration.threads, speed: configuration.speed,
             errorResilient: true, keyframeInterval: configuration.keyframeInterval)
         encoder = configuration.encodesFrames
+            // A stream that may not drop frames keeps every one at any bitrate.
             ? try ScalingVideoEncoder(codec: configuration.codec, settings: settings, allowsFrameDropping: configuration.allowsFrameDropping,
-                                      adaptsResolution: configuration.adaptsResolution)
+                                      adaptsResolution: configuration.adaptsResolution,
+                                      reducesFrameRate: configuration.allowsFrameDropping)
             : nil
         encoderBitrate = configuration.effectiveStartBitrate
         packetizer = try RTPPacketizer(
@@ -87,8 +91,9 @@ package final class SendPipelineVideoStream {
             keyframePending = false
             requested = true
         }
+        let skipped = encoder.framesSkippedForFrameRate
         guard try encoder.encode(frame, at: now, into: &encoded) else {
-            statistics.framesDroppedByEncoder += 1
+            if encoder.framesSkippedForFrameRate == skipped { statistics.framesDroppedByEncoder += 1 }
             return
         }
         statistics.framesEncoded += 1
@@ -133,14 +138,18 @@ package final class SendPipelineVideoStream {
         statistics.framesSent += 1
     }
 
-    /// Answers a NACK: RTX packets for those of `sequenceNumbers` still in the history.
-    func retransmit(_ sequenceNumbers: [UInt16], rtt: TimeDelta, at now: Timestamp, transport: SendPipelineTransport) {
+    /// Answers a NACK: RTX packets for those of `sequenceNumbers` still in the history,
+    /// within what ``RetransmissionRateLimiter`` allows at `bitrate` (the target).
+    func retransmit(_ sequenceNumbers: [UInt16], rtt: TimeDelta, bitrate: Int, at now: Timestamp,
+                    transport: SendPipelineTransport) {
         statistics.nackCount += 1
         let transportOffset = packetizer.transportSequenceOffset
         let sendTimeOffset = packetizer.absoluteSendTimeOffset
-        history.retransmit(sequenceNumbers, now: now, rtt: rtt) { packet in
+        let budget = retransmissionLimiter.budget(at: now, bitrate: bitrate)
+        history.retransmit(sequenceNumbers, now: now, rtt: rtt, budget: budget) { packet in
             transport.sendRTP(copying: packet, transportSequenceOffset: transportOffset,
                               absoluteSendTimeOffset: sendTimeOffset, at: now)
+            retransmissionLimiter.record(packet.count, at: now)
             statistics.retransmittedPacketsSent += 1
             statistics.retransmittedBytesSent += packet.count
         }
@@ -196,6 +205,8 @@ package final class SendPipelineVideoStream {
         if let encoder {
             (result.encodedWidth, result.encodedHeight) = encoder.encodedSize
             result.sizeChanges = encoder.sizeChanges
+            result.framesSkippedForFrameRate = encoder.framesSkippedForFrameRate
+            result.encodedFrameRate = encoder.encodedFrameRate
         }
         return result
     }

@@ -39,6 +39,18 @@ public struct LiveSenderOptions: Sendable {
     public var isPaced: Bool
     /// The time over which a video frame's packets are spread, rather than sent in one burst.
     public var packetSpread: TimeDelta
+    /// Whether video packets leave through the pacer, at a multiple of the congestion
+    /// controller's target (``SendPipelineConfiguration/paces``), instead of a frame at a time.
+    public var paces: Bool
+    /// Whether the encoder may skip frames to hold the congestion controller's target (and
+    /// halve the frame rate below what a thumbnail needs), as a camera sender does; by
+    /// default every frame read is sent, so frames out match frames in.
+    public var dropsFrames: Bool
+    /// Where the encoder's bitrate starts, in kbit/s, when below ``bitrateKbps``: the sender
+    /// then probes upward (padding bursts on the RTX stream, measured through the
+    /// receiver's transport-cc feedback) instead of starting at the ceiling. Nil starts at
+    /// the ceiling and does not probe.
+    public var startBitrateKbps: Int?
     /// Encoder threads.
     public var threads: Int
     /// Seconds between keyframes when the input is encoded here (0: only the first).
@@ -55,7 +67,7 @@ public struct LiveSenderOptions: Sendable {
     public init(codec: Codec, destination: UDPAddress, payloadType: UInt8? = nil, ssrc: UInt32? = nil, mtu: Int = 1200,
                 bitrateKbps: Int? = nil, srtpKey: SRTPMasterKey? = nil, sdpPath: String? = nil, loops: Bool = false,
                 maxDuration: Double? = nil, sendsRTCP: Bool = true, isPaced: Bool = true, packetSpread: TimeDelta = .zero,
-                threads: Int = 1, keyframeIntervalSeconds: Double = 2, cname: String = "confer", randomSeed: UInt64? = nil,
+                paces: Bool = false, dropsFrames: Bool = false, startBitrateKbps: Int? = nil, threads: Int = 1, keyframeIntervalSeconds: Double = 2, cname: String = "confer", randomSeed: UInt64? = nil,
                 linger: Double = 0.3, rtcpMux: Bool = false) {
         self.codec = codec
         self.destination = destination
@@ -71,6 +83,9 @@ public struct LiveSenderOptions: Sendable {
         self.sendsRTCP = sendsRTCP
         self.isPaced = isPaced
         self.packetSpread = packetSpread
+        self.paces = paces
+        self.dropsFrames = dropsFrames
+        self.startBitrateKbps = startBitrateKbps
         self.threads = threads
         self.keyframeIntervalSeconds = keyframeIntervalSeconds
         self.cname = cname

@@ -38,6 +38,9 @@ final class LiveSenderSession<Clock: MediaClock> {
     private var rtcpSent = 0
     private var feedbackHeard = false
     private var multiplexed = false
+    /// Each whole second of media sent so far, and the RTP bytes counted at its start.
+    private var timeline: [LiveSendSecond] = []
+    private var bytesAtSecondStart = 0
 
     init(source: LiveSenderSource, options: LiveSenderOptions, ssrc: UInt32, rtxSSRC: UInt32, seed: UInt64,
          destination: UDPDestination, control: UDPDestination?, clock: Clock, unixTimeNow: TimeDelta) throws {
@@ -49,11 +52,16 @@ final class LiveSenderSession<Clock: MediaClock> {
         multiplexed = options.rtcpMux
         self.ssrc = ssrc
         let payloadType = options.effectivePayloadType
+        let video = source.kind != .audio
+        let ceiling = (options.bitrateKbps
+            ?? TranscodeOptions.defaultVideoBitrateKbps(width: max(source.width, 16), height: max(source.height, 16))) * 1000
+        let startBitrate = min(ceiling, (options.startBitrateKbps ?? Int.max / 1000) * 1000)
         var configuration = SendPipelineConfiguration(
             maximumPacketSize: options.mtu, transportSequenceNumberID: 3, adaptsBitrate: true,
-            // The stream starts at the bitrate asked for, so there is nothing to probe for,
-            // and a plain peer gets no padding packets it would not know what to do with.
-            probesBandwidth: false, cname: String(options.cname.utf8.prefix(255)) ?? "confer",
+            // Started at the bitrate asked for, there is nothing to probe for, and a plain
+            // peer gets no padding packets it would not know what to do with.
+            probesBandwidth: video && startBitrate < ceiling, paces: video && options.paces,
+            cname: String(options.cname.utf8.prefix(255)) ?? "confer",
             ntpClock: NTPClockMapping(unixTimeAtZero: unixTimeNow - (clock.now - .zero)), srtpKey: options.srtpKey, seed: seed)
         switch source.kind {
         case .audio:
@@ -63,14 +71,12 @@ final class LiveSenderSession<Clock: MediaClock> {
                 ssrc: ssrc, payloadType: payloadType)
             self.rtxSSRC = nil
         case .pictures, .encoded:
-            let bitrate = (options.bitrateKbps
-                ?? TranscodeOptions.defaultVideoBitrateKbps(width: max(source.width, 16), height: max(source.height, 16))) * 1000
             configuration.video = .init(
                 codec: options.codec, width: source.width, height: source.height, frameRate: source.frameRate,
-                maximumBitrate: bitrate, startBitrate: bitrate, minimumBitrate: min(50_000, bitrate), speed: 8,
+                maximumBitrate: ceiling, startBitrate: startBitrate, minimumBitrate: min(50_000, startBitrate), speed: 8,
                 threads: options.threads, keyframeInterval: max(0, Int((options.keyframeIntervalSeconds * source.frameRate).rounded())),
-                // Every picture is encoded, so frames sent match frames read.
-                allowsFrameDropping: false, ssrc: ssrc, payloadType: payloadType, rtxSSRC: rtxSSRC,
+                // Unless asked, every picture is encoded, so frames sent match frames read.
+                allowsFrameDropping: options.dropsFrames, ssrc: ssrc, payloadType: payloadType, rtxSSRC: rtxSSRC,
                 rtxPayloadType: LiveSender.defaultRTXPayloadType(for: payloadType), encodesFrames: source.kind == .pictures)
             self.rtxSSRC = rtxSSRC
         }
@@ -120,6 +126,11 @@ final class LiveSenderSession<Clock: MediaClock> {
 
     /// Hands the item read ahead to the pipeline, stamped with its capture time.
     private func sendPending(at now: Timestamp) throws {
+        switch source.kind {
+        case .pictures: if let picture { noteSeconds(before: picture.timestamp) }
+        case .encoded: noteSeconds(before: encoded.timestamp)
+        case .audio: break
+        }
         let mediaTime: Timestamp
         switch source.kind {
         case .pictures:
@@ -139,6 +150,17 @@ final class LiveSenderSession<Clock: MediaClock> {
         }
         mediaEnd = mediaTime + source.frameInterval
         lastMediaAt = now
+    }
+
+    /// Closes the timeline's seconds that end at or before `mediaTime`: the target now, and
+    /// what was sent since the last second closed.
+    private func noteSeconds(before mediaTime: Timestamp) {
+        while Int64(timeline.count + 1) * 1_000_000 <= mediaTime.microseconds {
+            let statistics = pipeline.statistics
+            timeline.append(LiveSendSecond(second: timeline.count, targetKbps: pipeline.targetBitrate / 1000,
+                                           sentKbps: (statistics.rtpBytesSent - bytesAtSecondStart) * 8 / 1000))
+            bytesAtSecondStart = statistics.rtpBytesSent
+        }
     }
 
     /// Reads the next item and when it is due; none after the end or past the duration.
@@ -209,6 +231,6 @@ final class LiveSenderSession<Clock: MediaClock> {
             keyframeRequestsReceived: (video?.pliCount ?? 0) + (video?.firCount ?? 0),
             keyframesOnRequest: video?.keyFramesOnRequest ?? 0,
             finalTargetBitrate: video.map { _ in pipeline.targetBitrate }, roundTripTime: statistics.roundTripTime,
-            pipeline: statistics)
+            pipeline: statistics, paced: options.paces && source.kind != .audio, timeline: timeline)
     }
 }

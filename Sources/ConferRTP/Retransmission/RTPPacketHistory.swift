@@ -47,6 +47,8 @@ public struct RTPPacketHistory: Sendable {
         public var requestsThrottled = 0
         /// Requests for packets no longer (or never) in the history, or older than ``Configuration/maxAge``.
         public var requestsUnavailable = 0
+        /// Requests refused because the retransmission budget was spent (``RetransmissionRateLimiter``).
+        public var requestsOverBudget = 0
 
         /// All counters at zero.
         public init() {}
@@ -133,7 +135,9 @@ public struct RTPPacketHistory: Sendable {
     }
 
     /// Writes an RTX packet for each of `sequenceNumbers` that is stored, not older than
-    /// ``Configuration/maxAge`` and not resent within the last `rtt`, handing each to `emit`.
+    /// ``Configuration/maxAge``, not resent within the last `rtt` and within `budget` bytes
+    /// (all the packets emitted together), handing each to `emit`. A packet refused for the
+    /// budget is not marked resent, so a later NACK can still have it.
     ///
     /// The buffer passed to `emit` is valid only during that call and reused for the next
     /// packet, so answering a NACK allocates nothing.
@@ -141,9 +145,11 @@ public struct RTPPacketHistory: Sendable {
     /// - Returns: how many RTX packets were emitted.
     @discardableResult
     public mutating func retransmit<Numbers: Sequence<UInt16>>(
-        _ sequenceNumbers: Numbers, now: Timestamp, rtt: TimeDelta, _ emit: (UnsafeRawBufferPointer) -> Void
+        _ sequenceNumbers: Numbers, now: Timestamp, rtt: TimeDelta, budget: Int = .max,
+        _ emit: (UnsafeRawBufferPointer) -> Void
     ) -> Int {
         var emitted = 0
+        var remaining = budget
         for sequenceNumber in sequenceNumbers {
             let index = Int(sequenceNumber) & mask
             guard slots[index].isOccupied, slots[index].sequenceNumber == sequenceNumber,
@@ -160,6 +166,11 @@ public struct RTPPacketHistory: Sendable {
                 statistics.requestsUnavailable += 1
                 continue
             }
+            guard written <= remaining else {
+                statistics.requestsOverBudget += 1
+                continue
+            }
+            remaining -= written
             slots[index].lastResentAt = now
             nextRTXSequenceNumber &+= 1
             statistics.retransmissionsSent += 1

@@ -92,6 +92,29 @@ struct RTPFeedbackTests {
         #expect(plain.received.lost > 0)
     }
 
+    /// `confer send --start-bitrate 100 --bitrate 1500 --pacing`: the start-up probes, measured
+    /// through the receiver's transport-cc, lift the target within the first second, every
+    /// frame still arrives, and the report's timeline shows each second.
+    @Test func aLowStartProbesUpwardThroughTheRelay() async throws {
+        let dir = try makeTemporaryDirectory()
+        let clip = dir + "/clip.y4m"
+        _ = try Generator.run(output: clip, width: 320, height: 240, seconds: 3, index: 5)
+        var sender = Self.sender
+        sender.bitrateKbps = 1500
+        sender.startBitrateKbps = 100
+        sender.paces = true
+        let run = try await sendThroughRelay(
+            clip, sender: sender, receiver: loopbackReceiver(.vp8, output: dir + "/probed.y4m"),
+            forward: NetworkConditions(delay: .milliseconds(20)), backward: Self.feedback, seed: 7)
+        #expect(run.sent.paced)
+        #expect(run.sent.timeline.map(\.second) == [0, 1])
+        // Probes at 3 × and 6 × the start: the target passes 300 kbit/s in the first second.
+        let first = try #require(run.sent.timeline.first)
+        #expect(first.targetKbps > 300, "target \(first.targetKbps) kbit/s after the first second")
+        #expect(first.sentKbps > 0 && run.sent.pipeline.video?.paddingPacketsSent ?? 0 > 0)
+        #expect(run.received.framesDecoded == 90)
+    }
+
     @Test func aPictureLossBringsAKeyframe() async throws {
         let dir = try makeTemporaryDirectory()
         let clip = try Self.clip(in: dir)

@@ -2,6 +2,7 @@ import Testing
 import Confer
 import ConferMedia
 import ConferMixer
+import ConferCodecs
 import ConferRTP
 import Foundation
 
@@ -55,6 +56,24 @@ import Foundation
             #expect(participant.retransmittedPacketsSent == 0)
             #expect(participant.receive.packetsDiscarded == 0)
         }
+    }
+
+    /// A tile under 1/20 of the canvas is shown at half the frame rate, and the host asks
+    /// it for half a full-rate thumbnail: a 5 × 5 grid's tiles on 1280×720 are, a 4 × 4
+    /// grid's are not.
+    @Test func smallTilesAreShownAtHalfTheFrameRate() {
+        func rate(columns: Int, rows: Int) -> Double {
+            HostPipeline.slotFrameRate(PixelRect(width: 1280 / columns, height: 720 / rows), canvasWidth: 1280, canvasHeight: 720,
+                                       frameRate: 30)
+        }
+        #expect(rate(columns: 3, rows: 3) == 30)
+        #expect(rate(columns: 4, rows: 4) == 30)
+        #expect(rate(columns: 5, rows: 5) == 15)
+        #expect(rate(columns: 7, rows: 7) == 15)
+        let bitrate = VideoResolutionLadder.bitrate(forShowing: 1280 / 5, height: 720 / 5, frameRate: rate(columns: 5, rows: 5))
+        #expect(bitrate < VideoResolutionLadder.fullFrameRateBitrate(frameRate: 30))
+        #expect(VideoResolutionLadder.bitrate(forShowing: 320, height: 180, frameRate: 30)
+                >= Int(Double(VideoResolutionLadder.fullFrameRateBitrate(frameRate: 30)) * VideoResolutionLadder.upswitchMargin))
     }
 
     /// The speaker layout shows the one participant talking large, once the mixer has

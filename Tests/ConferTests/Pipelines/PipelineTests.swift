@@ -197,6 +197,27 @@ private func makeSender(_ out: Datagrams, audio: Bool = false, bitrate: Int = 30
         #expect(rendered >= 55)
     }
 
+    /// Sends `frames` frames of the test card, 33 ms apart, from `sender` to `receiver` (10 ms
+    /// on the way) and the receiver's RTCP back (10 ms), calling `before` with each frame's
+    /// index before it is sent and `feedback` while the receiver's RTCP is in `backward`.
+    private static func exchange(frames: Int, sender: SendPipeline, receiver: ReceivePipeline, forward: Datagrams,
+                         backward: Datagrams, before: (Int) -> Void, feedback: () -> Void = {}) throws {
+        var source = TestPatternSource(width: 640, height: 360, colorIndex: 2)
+        for index in 0 ..< frames {
+            let time = Timestamp.milliseconds(Int64(index) * 33)
+            before(index)
+            var frame = source.next()
+            frame.timestamp = time
+            try sender.sendVideo(frame, at: time)
+            for bytes in forward.all { bytes.withUnsafeBytes { receiver.receive($0, at: time + .milliseconds(10)) } }
+            forward.clear()
+            receiver.poll(at: time + .milliseconds(10))
+            feedback()
+            for bytes in backward.all { bytes.withUnsafeBytes { sender.receiveRTCP($0, at: time + .milliseconds(20)) } }
+            backward.clear()
+        }
+    }
+
     /// A receiver's maximum-bitrate request (what a host asks of a participant shown in a
     /// small tile) goes out as REMB at once and with each report; the sender caps its target
     /// at it and its encoder picks the size that affords.
@@ -207,22 +228,12 @@ private func makeSender(_ out: Datagrams, audio: Bool = false, bitrate: Int = 30
             probesBandwidth: false, seed: 5), output: forward.take)
         let receiver = try ReceivePipeline(configuration: ReceivePipelineConfiguration(video: .init(codec: .vp8)),
                                            output: backward.take, render: { _ in })
-        var source = TestPatternSource(width: 640, height: 360, colorIndex: 2)
-        var time = Timestamp.zero
         var rembs: [UInt64] = []
-        for index in 0 ..< 90 {
-            time = .milliseconds(Int64(index) * 33)
+        try Self.exchange(frames: 90, sender: sender, receiver: receiver, forward: forward, backward: backward) { index in
             if index == 10 { receiver.requestMaximumBitrate(200_000) }
             if index == 11 { receiver.requestMaximumBitrate(200_000) }  // unchanged: nothing sent
-            var frame = source.next()
-            frame.timestamp = time
-            try sender.sendVideo(frame, at: time)
-            for bytes in forward.all { bytes.withUnsafeBytes { receiver.receive($0, at: time + .milliseconds(10)) } }
-            forward.clear()
-            receiver.poll(at: time + .milliseconds(10))
+        } feedback: {
             for case .receiverEstimatedMaxBitrate(let remb) in backward.rtcp { rembs.append(remb.bitrate) }
-            for bytes in backward.all { bytes.withUnsafeBytes { sender.receiveRTCP($0, at: time + .milliseconds(20)) } }
-            backward.clear()
         }
         #expect(receiver.statistics.maximumBitrateRequests == 1)
         #expect(rembs.first == 200_000 && rembs.count >= 2 && rembs.allSatisfy { $0 == 200_000 })
@@ -231,6 +242,38 @@ private func makeSender(_ out: Datagrams, audio: Bool = false, bitrate: Int = 30
         // 640×360 needs 300 kbit/s, 480×270 200: under a 200 kbit/s cap it is 480×270.
         #expect(video.encodedWidth == 480 && video.encodedHeight == 270)
         #expect(video.sizeChanges == 1)
+    }
+
+    /// Asked for less than a full-rate thumbnail needs (what a host asks of a half-rate
+    /// tile), a camera sends 320×180 at every other frame, and the receiver renders 15 fps;
+    /// a stream that may not drop frames keeps all of them.
+    @Test(arguments: [true, false])
+    func aHalfRateTileRequestHalvesTheFrameRate(dropsFrames: Bool) throws {
+        let forward = Datagrams(), backward = Datagrams()
+        let sender = try SendPipeline(configuration: SendPipelineConfiguration(
+            video: .init(codec: .vp8, width: 640, height: 360, maximumBitrate: 800_000, startBitrate: 600_000, speed: -8,
+                         allowsFrameDropping: dropsFrames),
+            probesBandwidth: false, seed: 5), output: forward.take)
+        var rendered: [Timestamp] = []
+        let receiver = try ReceivePipeline(configuration: ReceivePipelineConfiguration(video: .init(codec: .vp8)),
+                                           output: backward.take, render: { rendered.append($0.renderTime) })
+        try Self.exchange(frames: 120, sender: sender, receiver: receiver, forward: forward, backward: backward) { index in
+            if index == 10 { receiver.requestMaximumBitrate(75_000) }
+        }
+        for step in 1 ... 30 { receiver.poll(at: Timestamp.milliseconds(Int64(119 * 33 + step * 10))) }
+        let video = try #require(sender.statistics.video)
+        #expect(video.targetBitrate <= 75_000)
+        #expect(video.encodedWidth == 320 && video.encodedHeight == 180)
+        // Frames from the second second on: the request came at frame 10.
+        let late = rendered.filter { $0 >= .seconds(1.5) }.count
+        if dropsFrames {
+            #expect(video.encodedFrameRate == 15)
+            #expect(video.framesSkippedForFrameRate >= 50 && video.framesSkippedForFrameRate <= 56)
+            #expect(late >= 34 && late <= 42, "rendered \(late) frames")
+        } else {
+            #expect(video.encodedFrameRate == 30 && video.framesSkippedForFrameRate == 0)
+            #expect(late >= 70)
+        }
     }
 
     /// A keyframe's packets leave spread at 2.5 × the estimate, released by polls at
