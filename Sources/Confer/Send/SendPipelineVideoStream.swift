@@ -93,7 +93,12 @@ package final class SendPipelineVideoStream {
         }
         let skipped = encoder.framesSkippedForFrameRate
         guard try encoder.encode(frame, at: now, into: &encoded) else {
-            if encoder.framesSkippedForFrameRate == skipped { statistics.framesDroppedByEncoder += 1 }
+            if encoder.framesSkippedForFrameRate == skipped {
+                statistics.framesDroppedByEncoder += 1
+            } else if requested {
+                // Left out for the frame rate: the request stands for the next frame encoded.
+                keyframePending = true
+            }
             return
         }
         statistics.framesEncoded += 1
