@@ -18,4 +18,6 @@ fuzz_options() {
 }
 
 # The build both scripts use: fuzzer and address sanitizer, optimized (see Fuzz/run).
-fuzz_build_flags=(-c debug --manifest-cache none --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -O)
+# --disable-build-manifest-caching: a file added to a target of the parent package (a path
+# dependency) was otherwise left out of the cached build plan ("cannot find … in scope").
+fuzz_build_flags=(-c debug --manifest-cache none --disable-build-manifest-caching --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -O)
