@@ -79,11 +79,13 @@ public struct VideoResolutionLadder: Hashable, Sendable {
         if steps.isEmpty { steps = [Step(width: width, height: height, minimumBitrate: 0)] }
         if reducesFrameRate {
             // Sizes below the first that needs nothing are never chosen: the half-rate step
-            // takes that size, and full rate there needs the floor.
+            // takes that size, and full rate needs at least the floor at every size (a small
+            // camera's full size may need less of its own).
             let floorIndex = steps.firstIndex { $0.minimumBitrate == 0 } ?? steps.count - 1
             steps.removeSubrange((floorIndex + 1)...)
             var half = steps[floorIndex]
-            steps[floorIndex].minimumBitrate = max(half.minimumBitrate, Self.fullFrameRateBitrate(frameRate: frameRate))
+            let floor = Self.fullFrameRateBitrate(frameRate: frameRate)
+            for index in steps.indices { steps[index].minimumBitrate = max(steps[index].minimumBitrate, floor) }
             half.minimumBitrate = 0
             half.frameRateDivisor = 2
             steps.append(half)

@@ -82,6 +82,12 @@ import Testing
         // Down again at once.
         #expect(ladder.update(bitrate: 130_000, at: .seconds(3.1))?.frameRateDivisor == 2)
         #expect(ladder.switches == 2)
+        // A small camera whose full size needs less than the floor: full rate needs the floor
+        // at every size, so the steps still fall as the bitrate does.
+        let small = VideoResolutionLadder(width: 320, height: 240, frameRate: 30, startBitrate: 100_000, reducesFrameRate: true)
+        #expect(small.steps.map { "\($0.width)x\($0.height)/\($0.frameRateDivisor)" } == ["320x240/1", "240x180/1", "240x180/2"])
+        #expect(small.steps.map(\.minimumBitrate) == [130_434, 130_434, 0])
+        #expect(small.current.frameRateDivisor == 2)
         // Without the option nothing changes: 320×180 is kept at any bitrate.
         let plain = VideoResolutionLadder(width: 640, height: 360, frameRate: 30, startBitrate: 1)
         #expect(plain.steps.allSatisfy { $0.frameRateDivisor == 1 } && plain.current.width == 320)
