@@ -67,7 +67,8 @@ public struct LiveSenderOptions: Sendable {
     public init(codec: Codec, destination: UDPAddress, payloadType: UInt8? = nil, ssrc: UInt32? = nil, mtu: Int = 1200,
                 bitrateKbps: Int? = nil, srtpKey: SRTPMasterKey? = nil, sdpPath: String? = nil, loops: Bool = false,
                 maxDuration: Double? = nil, sendsRTCP: Bool = true, isPaced: Bool = true, packetSpread: TimeDelta = .zero,
-                paces: Bool = false, dropsFrames: Bool = false, startBitrateKbps: Int? = nil, threads: Int = 1, keyframeIntervalSeconds: Double = 2, cname: String = "confer", randomSeed: UInt64? = nil,
+                paces: Bool = false, dropsFrames: Bool = false, startBitrateKbps: Int? = nil, threads: Int = 1,
+                keyframeIntervalSeconds: Double = 2, cname: String = "confer", randomSeed: UInt64? = nil,
                 linger: Double = 0.3, rtcpMux: Bool = false) {
         self.codec = codec
         self.destination = destination

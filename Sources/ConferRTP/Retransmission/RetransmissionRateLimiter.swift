@@ -30,7 +30,8 @@ public struct RetransmissionRateLimiter: Sendable, Hashable {
     /// retransmissions passing `bitrate` (bit/s).
     public mutating func budget(at now: Timestamp, bitrate: Int) -> Int {
         advance(to: now)
-        let allowed = Int(Int64(max(bitrate, 0)) * Self.window.microseconds / 8_000_000)
+        // Clamped so the product cannot overflow whatever a caller passes (1 Tbit/s).
+        let allowed = Int(Int64(min(max(bitrate, 0), 1 << 40)) * Self.window.microseconds / 8_000_000)
         return max(allowed - buckets.reduce(0, +), 0)
     }
 
