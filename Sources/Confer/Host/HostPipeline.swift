@@ -354,6 +354,7 @@ public final class HostPipeline {
         result.getsSmallEncode = downlink.layers.currentStream == HostPipelineVideo.smallStream
         result.encodeSwitches = downlink.layers.streamSwitches
         result.retransmissionsOfFormerEncode = downlink.retransmissionsOfFormerEncode
+        result.retransmissionsOverBudget = downlink.retransmissionsOverBudget
         result.layerReductionsAbandoned = downlink.reductionsAbandoned
         result.keyframeRequestsIgnored = downlink.keyframeRequestsIgnored
         return result

@@ -52,6 +52,8 @@ final class HostPipelineDownlink {
 
     private(set) var videoPacketsSent = 0
     private(set) var videoBytesSent = 0
+    /// Payload octets of those packets (headers excluded), for this participant's sender reports.
+    private(set) var videoPayloadOctetsSent = 0
     private(set) var audioPacketsSent = 0
     private(set) var audioBytesSent = 0
     private(set) var retransmittedPacketsSent = 0
@@ -61,6 +63,11 @@ final class HostPipelineDownlink {
     var nacksReceived = 0
     /// Requested retransmissions not sent: the packets were of the encode it had left.
     var retransmissionsOfFormerEncode = 0
+    /// Holds what is resent to this participant to its link's target, as a sender's own
+    /// stream is held (the shared history cannot: each link has its own target).
+    var retransmissionLimiter = RetransmissionRateLimiter()
+    /// Requested retransmissions not sent because the limiter's budget was spent.
+    var retransmissionsOverBudget = 0
     var plisReceived = 0
     var firsReceived = 0
 
@@ -97,7 +104,8 @@ final class HostPipelineDownlink {
     /// Sends a composite packet (plaintext, written once for everyone), stamped for this
     /// participant and renumbered, unless its frame's layer is one this participant does
     /// not get; the VP8 picture id at `pictureIDOffset`, if any, is shifted to match.
-    func sendVideo(_ packet: UnsafeRawBufferPointer, transportSequenceOffset: Int?, pictureIDOffset: Int?, at now: Timestamp) {
+    func sendVideo(_ packet: UnsafeRawBufferPointer, headerSize: Int, transportSequenceOffset: Int?, pictureIDOffset: Int?,
+                   at now: Timestamp) {
         guard packet.count >= 4 else { return }
         let original = UInt16(packet[2]) << 8 | UInt16(packet[3])
         guard let forwarded = layers.forward(original, pictureID: pictureID(in: packet, at: pictureIDOffset)) else { return }
@@ -109,6 +117,7 @@ final class HostPipelineDownlink {
         guard size > 0 else { return }
         videoPacketsSent += 1
         videoBytesSent += size
+        videoPayloadOctetsSent += max(packet.count - headerSize, 0)
     }
 
     /// The 15-bit picture id at `offset` of `packet`, when there is one (M bit set).
@@ -179,13 +188,21 @@ final class HostPipelineDownlink {
         if nextReport == nil { nextReport = now }
     }
 
-    /// Sends a sender report for the composite (`video`, shared by every participant) and
-    /// for this participant's audio stream, with the CNAME, when one is due at `now`.
+    /// Sends a sender report for the composite (`video`: its timing, shared by every
+    /// participant) and for this participant's audio stream, with the CNAME, when one is
+    /// due at `now`.
     func sendReportIfDue(video: RTPSenderStatistics, cname: String, clock: NTPClockMapping, at now: Timestamp) {
         guard let due = nextReport, now >= due else { return }
         nextReport = max(due + reportInterval, now)
         var packets: [RTCPPacket] = []
-        if video.packetsSent > 0 { packets.append(.senderReport(video.makeSenderReport(now: now, clock: clock))) }
+        if videoPacketsSent > 0 {
+            var report = video.makeSenderReport(now: now, clock: clock)
+            // What this participant was sent, as an SFU reports per receiver: of the encode
+            // it gets and the layers it gets, not everything the host encoded.
+            report.packetCount = UInt32(truncatingIfNeeded: videoPacketsSent)
+            report.octetCount = UInt32(truncatingIfNeeded: videoPayloadOctetsSent)
+            packets.append(.senderReport(report))
+        }
         if audioPacketizer.statistics.packetsSent > 0 {
             packets.append(.senderReport(audioPacketizer.statistics.makeSenderReport(now: now, clock: clock)))
         }

@@ -41,4 +41,11 @@ struct HostPipelineRetransmissionThrottle {
             allowed.append(number)
         }
     }
+
+    /// Forgets that `number` was resent: it was refused after all (over the budget), so a
+    /// later NACK may have it within the round trip.
+    mutating func forget(_ number: UInt16) {
+        let index = Int(number) & mask
+        if sequenceNumbers[index] == number { resentAt[index] = nil }
+    }
 }

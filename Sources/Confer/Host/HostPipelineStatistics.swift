@@ -139,6 +139,9 @@ public struct HostParticipantStatistics: Sendable, Codable {
     /// Retransmissions it asked for and did not get: the packets were of the encode it had
     /// left (useless after the new one's keyframe).
     public var retransmissionsOfFormerEncode = 0
+    /// Retransmissions it asked for and did not get now: its link's target over the last
+    /// half second was spent on retransmissions already (``RetransmissionRateLimiter``).
+    public var retransmissionsOverBudget = 0
     /// Times it was given its layers back because the base layer alone did not fit its link.
     public var layerReductionsAbandoned = 0
     /// Keyframe requests (PLI, FIR) not passed on: it got fewer layers and had one made for

@@ -202,13 +202,14 @@ final class HostPipelineVideo {
         let transportOffset = packetizer.transportSequenceOffset
         // Read here: the packetizer is being mutated while it calls back.
         let pictureIDOffset = pictureIDOffset.map { packetizer.headerSize + $0 }
+        let headerSize = packetizer.headerSize
         do {
             try packetizer.packetize(frame, rtpTimestamp: rtpTimestamp, captureTime: captureTime, maxPayloadSize: maximumPayloadSize,
                                      into: buffer) { length in
                 let bytes = UnsafeRawBufferPointer(rebasing: buffer[0 ..< length])
                 if let view = try? RTPPacketView(bytes) { history.store(view, sentAt: now) }
                 for participant in participants {
-                    participant.downlink.sendVideo(bytes, transportSequenceOffset: transportOffset,
+                    participant.downlink.sendVideo(bytes, headerSize: headerSize, transportSequenceOffset: transportOffset,
                                                    pictureIDOffset: pictureIDOffset, at: now)
                 }
             }
@@ -230,6 +231,7 @@ final class HostPipelineVideo {
         downlink.retransmissions.filter(sequenceNumbers, rtt: downlink.roundTripTime ?? .milliseconds(100), at: now)
         let transportOffset = packetizer.transportSequenceOffset
         // The per-participant record throttled; the shared history must not (rtt zero).
+        var budget = downlink.retransmissionLimiter.budget(at: now, bitrate: Int(clamping: downlink.transport.estimator.targetBitrate.bitsPerSecond))
         for forwarded in downlink.retransmissions.allowed {
             guard let (stream, original, shift) = downlink.layers.originalAndShift(ofForwarded: forwarded) else { continue }
             // A packet of the encode it left is useless to it (the new one started with a
@@ -239,18 +241,25 @@ final class HostPipelineVideo {
                 continue
             }
             func resend(_ packet: UnsafeRawBufferPointer) {
+                budget -= packet.count
+                downlink.retransmissionLimiter.record(packet.count, at: now)
                 // The RTX payload starts with the original sequence number: the participant's.
                 guard let view = try? RTPPacketView(packet) else { return }
                 downlink.sendRetransmission(packet, payloadOffset: view.headerSize, forwarded: forwarded, pictureIDShift: shift,
                                             pictureIDOffset: pictureIDOffset, transportSequenceOffset: transportOffset, at: now)
             }
+            let refusedBefore = history.statistics.requestsOverBudget + (small?.history.statistics.requestsOverBudget ?? 0)
             if stream == Self.smallStream, let small {
                 // Retransmissions of both encodes go out on the one RTX stream: one counter.
                 small.history.nextRTXSequenceNumber = history.nextRTXSequenceNumber
-                _ = small.history.retransmit(CollectionOfOne(original), now: now, rtt: .zero, resend)
+                _ = small.history.retransmit(CollectionOfOne(original), now: now, rtt: .zero, budget: budget, resend)
                 history.nextRTXSequenceNumber = small.history.nextRTXSequenceNumber
             } else {
-                _ = history.retransmit(CollectionOfOne(original), now: now, rtt: .zero, resend)
+                _ = history.retransmit(CollectionOfOne(original), now: now, rtt: .zero, budget: budget, resend)
+            }
+            if history.statistics.requestsOverBudget + (small?.history.statistics.requestsOverBudget ?? 0) > refusedBefore {
+                downlink.retransmissionsOverBudget += 1
+                downlink.retransmissions.forget(forwarded)
             }
         }
     }

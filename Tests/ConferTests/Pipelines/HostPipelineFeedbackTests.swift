@@ -125,4 +125,91 @@ import ConferRTP
             #expect(other.videoPacketsSent == lost.videoPacketsSent)
         }
     }
+
+    /// A NACK for far more than a participant's link carries is answered up to its target
+    /// over half a second (``RetransmissionRateLimiter``); the rest is refused and counted.
+    /// The other participant's budget is its own.
+    @Test func retransmissionsToAParticipantAreHeldToItsTarget() throws {
+        let meeting = try TestMeeting(count: 2)
+        let asking = meeting.endpoints[0]
+        var numbers: [UInt16] = []
+        asking.downlink.drop = { bytes in
+            if bytes.count > 12, bytes[1] & 0x7F == 96,
+               bytes.withUnsafeBytes({ RTPDatagramRoute(classifying: $0) }) == .media {
+                numbers.append(UInt16(bytes[2]) << 8 | UInt16(bytes[3]))
+            }
+            return false
+        }
+        try meeting.run(until: .seconds(3))
+        let before = try #require(meeting.host.statistics.participants[asking.id])
+        let target = try #require(before.bandwidth?.targetBitrate.bitsPerSecond)
+        let ssrc = meeting.host.configuration.videoSSRC
+        // Every packet of the last 0.9 s (still in the history): about twice the budget.
+        let asked = Array(numbers.suffix(Int(Double(numbers.count) * 0.9 / 3)))
+        let budget = Int(target) / 16
+        let nack = RTCPGenericNACK(senderSSRC: 0x3000_0001, mediaSSRC: ssrc, lostSequenceNumbers: asked)
+        try meeting.sendFeedback([.genericNACK(nack)], from: asking)
+        let after = try #require(meeting.host.statistics.participants[asking.id])
+        let resentBytes = after.retransmittedBytesSent - before.retransmittedBytesSent
+        let resent = after.retransmittedPacketsSent - before.retransmittedPacketsSent
+        #expect(asked.count > 0 && resent > 0 && resent < asked.count, "\(resent) of \(asked.count)")
+        // SRTP adds its tag to what was budgeted: allow 10 bytes a packet.
+        #expect(resentBytes <= budget + 10 * resent, "\(resentBytes) bytes for a \(budget)-byte budget")
+        #expect(resentBytes >= budget / 2, "\(resentBytes) bytes for a \(budget)-byte budget")
+        #expect(after.retransmissionsOverBudget - before.retransmissionsOverBudget == asked.count - resent)
+
+        // Half a second on, the budget is back: the refused packets are resent on request.
+        try meeting.run(until: meeting.now + .milliseconds(600))
+        let refused = Array(asked.suffix(5))   // the newest: refused, as the budget went on the oldest
+        let again = RTCPGenericNACK(senderSSRC: 0x3000_0001, mediaSSRC: ssrc, lostSequenceNumbers: refused)
+        let beforeAgain = try #require(meeting.host.statistics.participants[asking.id]).retransmittedPacketsSent
+        try meeting.sendFeedback([.genericNACK(again)], from: asking)
+        let afterAgain = try #require(meeting.host.statistics.participants[asking.id]).retransmittedPacketsSent
+        #expect(afterAgain - beforeAgain == refused.count)
+    }
+
+    /// A participant given fewer layers is told, in its sender reports, the packets it was
+    /// sent, not every packet the host encoded (RFC 3550 §6.4.1's count is the receiver's
+    /// to compare with what it got).
+    @Test func senderReportsCountWhatTheParticipantWasSent() throws {
+        var configuration = TestMeeting.smallHost()
+        configuration.temporalLayers = 3
+        configuration.simulcast = false
+        // Three, so that the weak one is a minority the others are not held to.
+        let meeting = try TestMeeting(count: 3, host: configuration)
+        let weak = meeting.endpoints[0]
+        let ssrc = meeting.host.configuration.videoSSRC
+        var videoSeen = 0
+        var reports: [(count: UInt32, seen: Int)] = []
+        weak.downlink.drop = { bytes in
+            switch bytes.withUnsafeBytes({ RTPDatagramRoute(classifying: $0) }) {
+            case .media:
+                if bytes.count > 12, bytes[1] & 0x7F == 96 { videoSeen += 1 }
+            case .senderReport:
+                for case .senderReport(let report) in (try? RTCPCompound.parse(bytes)) ?? [] where report.ssrc == ssrc {
+                    reports.append((report.packetCount, videoSeen))
+                }
+            case .feedback:
+                break
+            }
+            return false
+        }
+        // Its estimate held at 150 kbit/s: the base layer only.
+        for step in 1 ... 29 {
+            meeting.at(.milliseconds(100 * Int64(step))) { meeting in
+                try meeting.sendFeedback([.receiverEstimatedMaxBitrate(RTCPReceiverEstimatedMaxBitrate(
+                    senderSSRC: 0x3000_0001, bitrate: 150_000, ssrcs: [ssrc]))], from: weak)
+            }
+        }
+        try meeting.run(until: .seconds(3))
+        let statistics = meeting.host.statistics
+        let weakStatistics = try #require(statistics.participants[weak.id])
+        let other = try #require(statistics.participants[meeting.endpoints[1].id])
+        #expect(weakStatistics.framesLeftOut > 10)
+        #expect(weakStatistics.videoPacketsSent + 10 < other.videoPacketsSent)
+        let last = try #require(reports.last)
+        #expect(reports.count >= 2)
+        // Counted when handed to the pacer: a few may not have left yet.
+        #expect(Int(last.count) >= last.seen && Int(last.count) <= last.seen + 20, "\(reports)")
+    }
 }
