@@ -13,6 +13,7 @@
 #   CONFER=/path/to/old/confer Benchmarks/peers/meeting-networks.sh   # another build (a before figure)
 #   SEEDS="1 2" PARTICIPANTS=4 Benchmarks/peers/meeting-networks.sh
 #   ONLY="loss 3 %" Benchmarks/peers/meeting-networks.sh         # the rows whose network matches exactly
+#   EXTRA="--no-pacing" Benchmarks/peers/meeting-networks.sh     # more options for every run
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 if [ -z "${CONFER:-}" ]; then
@@ -29,7 +30,7 @@ while IFS='|' read -r name args; do
   [ -n "${ONLY:-}" ] && [ "$name" != "$ONLY" ] && continue
   for seed in $seeds; do
     # shellcheck disable=SC2086
-    "$CONFER" meeting --participants "$n" --seed "$seed" $args -q -o "$work/c.ivf" --audio-out "$work/m.wav" \
+    "$CONFER" meeting --participants "$n" --seed "$seed" $args ${EXTRA:-} -q -o "$work/c.ivf" --audio-out "$work/m.wav" \
       --report "$work/r.json" > /dev/null 2>&1 || { echo "| $name | $seed | failed | | | | | | | |"; continue; }
     python3 - "$work/r.json" "$name" "$seed" <<'PY'
 import json, sys

@@ -7,7 +7,7 @@
 #      noise, a 10 s clip looped), VP8 starting at 800 kbit/s with a keyframe every 2 s, the
 #      encoder free to skip frames as a camera sender's is (`--drop-frames`), through a
 #      600 kbit/s cap with a 50 ms drop-tail queue (25 ms each way), sent a frame at a time
-#      and then `--pacing`, twice each. Per run: datagrams the queue dropped, netsim's
+#      (`--no-pacing`) and then paced, twice each. Per run: datagrams the queue dropped, netsim's
 #      queueing delay, keyframes, frames sent, decoded and freezes at the receiver,
 #      retransmissions, the sender's mean target over 5–20 s.
 #   2. Ramp-up from a low start: 20 s of testsrc2 with heavier noise at 1280x720 (a 5 s clip looped),
@@ -60,7 +60,8 @@ run() {
 }
 
 for round in 1 2; do
-    run burst-$round 75${round}0 --bandwidth 600 --queue 50 -- "$card" --loop --bitrate 800 --keyframe-interval 2 --drop-frames
+    run burst-$round 75${round}0 --bandwidth 600 --queue 50 -- "$card" --loop --bitrate 800 --keyframe-interval 2 --drop-frames \
+        --no-pacing
     run paced-$round 75${round}5 --bandwidth 600 --queue 50 -- "$card" --loop --bitrate 800 --keyframe-interval 2 --drop-frames \
         --pacing
 done

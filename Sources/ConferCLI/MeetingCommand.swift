@@ -55,6 +55,8 @@ struct MeetingCommand: ParsableCommand {
         smaller encode (off anyway with --temporal-layers above 1).
         """)
     var noSimulcast = false
+    @Flag(inversion: .prefixedNo, help: "Pace video packets at 2.5 × the bandwidth estimate (the default), or send each frame as one burst.")
+    var pacing = true
     @Option(help: ArgumentHelp("Draws per second participant 1's display affords.", valueName: "N"))
     var budget = 120
     @Option(help: ArgumentHelp("Participant 1's display refresh rate in Hz.", valueName: "HZ"))
@@ -113,6 +115,7 @@ struct MeetingCommand: ParsableCommand {
             compositeBitrate: bitrate * 1000, srtp: !noSRTP, drawBudget: budget, refreshRate: refresh, seed: network.seed)
         options.temporalLayers = temporalLayers
         options.simulcast = !noSimulcast
+        options.pacing = pacing
         options.kicks = try kick.map { text in
             let parts = text.split(separator: "@")
             guard parts.count == 2, let member = Int(parts[0]), let seconds = Double(parts[1]), member >= 1, seconds >= 0 else {

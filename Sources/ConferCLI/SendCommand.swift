@@ -48,8 +48,8 @@ struct SendCommand: AsyncParsableCommand {
     var rtcpMux = false
     @Option(help: "Spread each video frame's packets over this many milliseconds instead of one burst.")
     var spreadMs: Double = 0
-    @Flag(help: "Pace video packets at 2.5 × the congestion controller's target instead of a frame's burst.")
-    var pacing = false
+    @Flag(inversion: .prefixedNo, help: "Pace video packets at 2.5 × the congestion controller's target (the default without --spread-ms), or send a frame at a time.")
+    var pacing: Bool?
     @Flag(help: "Let the encoder skip frames to hold the congestion controller's target, as a camera sender does (by default every frame is sent).")
     var dropFrames = false
     @Option(help: ArgumentHelp("Start the encoder at this many kbit/s and probe up to --bitrate (padding on the RTX stream; needs a receiver that sends transport-cc, as confer receive does).", valueName: "KBPS"))
@@ -67,7 +67,7 @@ struct SendCommand: AsyncParsableCommand {
         try OptionCheck.bitrate(bitrate)
         try OptionCheck.positiveDuration(duration)
         if !(0...100).contains(spreadMs) { throw ValidationError("--spread-ms must be 0…100") }
-        if pacing && spreadMs > 0 { throw ValidationError("--pacing and --spread-ms both space a frame's packets: choose one") }
+        if pacing == true && spreadMs > 0 { throw ValidationError("--pacing and --spread-ms both space a frame's packets: choose one") }
         try OptionCheck.bitrate(startBitrate, name: "--start-bitrate")
         if let startBitrate, let bitrate, startBitrate > bitrate {
             throw ValidationError("--start-bitrate (\(startBitrate)) must not be above --bitrate (\(bitrate))")
@@ -84,7 +84,7 @@ struct SendCommand: AsyncParsableCommand {
         let options = LiveSenderOptions(
             codec: codec, destination: UDPAddress(parsing: destination)!, payloadType: payloadType.map { UInt8($0) }, ssrc: ssrc,
             mtu: mtu, bitrateKbps: bitrate, srtpKey: key, sdpPath: sdp, loops: loop, maxDuration: duration,
-            sendsRTCP: !noRtcp, packetSpread: .seconds(spreadMs / 1000), paces: pacing, dropsFrames: dropFrames, startBitrateKbps: startBitrate,
+            sendsRTCP: !noRtcp, packetSpread: .seconds(spreadMs / 1000), paces: pacing ?? (spreadMs == 0), dropsFrames: dropFrames, startBitrateKbps: startBitrate,
             keyframeIntervalSeconds: keyframeInterval, linger: linger, rtcpMux: rtcpMux)
         let progress = outputOptions.progress("send")
         let report = try await LiveSender.run(input: input, options: options) { progress.update($0, of: nil) }

@@ -41,8 +41,8 @@ struct SimulateCommand: ParsableCommand {
     var noFEC = false
     @Option(help: ArgumentHelp("Drop-tail queue limit of the bandwidth cap, in milliseconds of data (netsim's model).", valueName: "MS"))
     var queue: Double = 200
-    @Flag(help: "Pace video packets at 2.5 × the bandwidth estimate instead of sending each frame as one burst.")
-    var pacing = false
+    @Flag(inversion: .prefixedNo, help: "Pace video packets at 2.5 × the bandwidth estimate (the default), or send each frame as one burst.")
+    var pacing = true
     @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the received video (.y4m).", valueName: "RECEIVED.y4m"))
     var output: String
     @Option(help: ArgumentHelp("Where to write the received audio (.wav or .opus).", valueName: "RECEIVED.wav"))

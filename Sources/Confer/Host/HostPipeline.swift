@@ -523,14 +523,15 @@ public final class HostPipeline {
 
     /// Splits the participants between the two encodes (``SimulcastAllocator``) and sets
     /// both bitrates. A participant is not moved in its first ``simulcastWarmUp`` (its
-    /// estimate is a guess) nor within ``streamSwitchHold`` of its last move (each move
-    /// costs a keyframe, of everyone's encode when it moves back), and it moves to the small
-    /// encode only once the allocator has wanted that for ``simulcastConfirmation``.
+    /// estimate is a guess) nor while held after its last move (``initialStreamSwitchHold``,
+    /// doubling with each move: each costs a keyframe, of everyone's encode when it moves
+    /// back), and it moves to the small encode only once the allocator has wanted that for
+    /// ``simulcastConfirmation``.
     private func allocateSimulcast(budgets: [Int]) {
         let small = HostPipelineVideo.smallStream
         let settled = participants.map { participant in
             let downlink = participant.downlink
-            let held = downlink.lastStreamChange.map { clock - $0 < Self.streamSwitchHold } ?? false
+            let held = downlink.streamHeldUntil.map { clock < $0 } ?? false
             return clock - downlink.joinedAt >= Self.simulcastWarmUp && !held
         }
         var movable = settled
@@ -560,8 +561,11 @@ public final class HostPipeline {
         for (participant, isSmall) in zip(participants, allocation.second) {
             let stream = isSmall ? small : 0
             guard participant.downlink.layers.targetStream != stream else { continue }
-            participant.downlink.layers.targetStream = stream
-            participant.downlink.lastStreamChange = clock
+            let downlink = participant.downlink
+            downlink.layers.targetStream = stream
+            downlink.lastStreamChange = clock
+            downlink.streamHeldUntil = clock + downlink.streamSwitchHold
+            downlink.streamSwitchHold = min(downlink.streamSwitchHold * Int64(2), Self.maximumStreamSwitchHold)
         }
         video.setTargetBitrate(allocation.bitrate)
         video.setSmallBitrate(allocation.secondBitrate)
@@ -581,8 +585,15 @@ public final class HostPipeline {
     /// member behind 300 kbit/s, over a 10 s meeting).
     static let simulcastConfirmation = TimeDelta.milliseconds(500)
 
-    /// How long a participant stays on the encode it was moved to before it may move again.
-    static let streamSwitchHold = TimeDelta.seconds(5)
+    /// How long a participant stays on the encode it was first moved to before it may move
+    /// again; each move doubles it, up to ``maximumStreamSwitchHold``. Most moves are one
+    /// dip at start-up (under jitter, two to four members of nine), and the member is back
+    /// on the first encode 2 s later instead of the 5 s a fixed hold kept it; a member whose
+    /// link keeps swinging moves ever more rarely, as the layer reductions back off.
+    static let initialStreamSwitchHold = TimeDelta.seconds(2)
+
+    /// The longest a participant is held on an encode.
+    static let maximumStreamSwitchHold = TimeDelta.seconds(16)
 
     /// The pacing factor for a participant that gets fewer layers: its stream is far below
     /// its estimate except for keyframes, which must not leave faster than its link.

@@ -95,8 +95,9 @@ public struct HostPipelineConfiguration: Sendable {
     /// estimate reaches the path's capacity in a second or two.
     public var probesBandwidth: Bool
     /// Whether composite packets leave each participant's transport at 2.5 × its estimate
-    /// (``Pacer``) rather than each frame as one burst. Audio, retransmissions and probes
-    /// are never held. Off by default for now (see ``SendPipelineConfiguration/paces``).
+    /// (``Pacer``) rather than each frame as one burst; retransmissions are paced ahead of
+    /// the video, audio and probes never held. Off here, on in every meeting's host (see
+    /// ``SendPipelineConfiguration/paces``).
     public var paces: Bool
     /// The temporal layers the composite is encoded with: ``temporalLayers`` for VP8, else one.
     public var effectiveTemporalLayers: Int { codec == .vp8 ? min(max(temporalLayers, 1), 3) : 1 }

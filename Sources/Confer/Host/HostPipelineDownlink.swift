@@ -47,6 +47,10 @@ final class HostPipelineDownlink {
     var wantsSmallEncodeSince: Timestamp?
     /// When this participant was last moved between the composite's two encodes.
     var lastStreamChange: Timestamp?
+    /// Until when it stays on the encode it was last moved to.
+    var streamHeldUntil: Timestamp?
+    /// How long its next move holds it; doubles with each move.
+    var streamSwitchHold = HostPipeline.initialStreamSwitchHold
     /// When a probe last asked whether this participant's path carries more layers.
     var lastLayerProbe: Timestamp?
 
@@ -141,13 +145,13 @@ final class HostPipelineDownlink {
     /// (at `pictureIDOffset` into the original payload) shifted as it was the first time.
     func sendRetransmission(_ packet: UnsafeRawBufferPointer, payloadOffset: Int, forwarded: UInt16, pictureIDShift: UInt16,
                             pictureIDOffset: Int?, transportSequenceOffset: Int?, at now: Timestamp) {
-        // Paced like the video while the transport paces: on a link the stream already fills,
-        // retransmissions sent at once are more loss.
+        // Paced like the video while the transport paces (on a link the stream already fills,
+        // retransmissions sent at once are more loss), ahead of the video waiting.
         let pictureID = pictureIDOffset.flatMap {
             shiftedPictureID(in: packet, at: payloadOffset + RTXPacket.originalSequenceNumberSize + $0, by: pictureIDShift)
         }
         let size = transport.sendRTP(copying: packet, transportSequenceOffset: transportSequenceOffset,
-                                     absoluteSendTimeOffset: nil, at: now, paced: transport.isPacing,
+                                     absoluteSendTimeOffset: nil, at: now, paced: transport.isPacing, retransmission: true,
                                      rewriting: (payloadOffset, forwarded), rewritingAlso: pictureID)
         guard size > 0 else { return }
         retransmittedPacketsSent += 1

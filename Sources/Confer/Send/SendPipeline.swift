@@ -137,6 +137,10 @@ public final class SendPipeline {
         return next
     }
 
+    /// When the next packet waiting for the pacer may leave; nil when none waits. A caller
+    /// that stops sending polls until this is nil, so the last frame is not cut short.
+    public var nextPacedSendTime: Timestamp? { transport.nextPacedSendTime }
+
     /// The RTP timestamp a video frame captured at `time` is sent with (for matching what a
     /// receiver rendered to what was captured), or nil without video.
     public func videoRTPTimestamp(at time: Timestamp) -> UInt32? { video?.packetizer.rtpTimestamp(at: time) }
@@ -157,6 +161,8 @@ public final class SendPipeline {
             videoStatistics?.retransmittedBytesSent = history.retransmittedBytesSent
             videoStatistics?.retransmissionsOverBudget = history.requestsOverBudget
         }
+        videoStatistics?.packetsPaced = transport.packetsPaced
+        videoStatistics?.pacerOverflows = transport.pacerOverflows
         return SendPipelineStatistics(
             video: videoStatistics, audio: audio?.statistics, rtpPacketsSent: transport.rtpPacketsSent,
             rtpBytesSent: transport.rtpBytesSent, rtcpPacketsSent: transport.rtcpPacketsSent,

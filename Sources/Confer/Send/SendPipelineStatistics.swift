@@ -28,6 +28,10 @@ public struct VideoSendStatistics: Sendable, Hashable, Codable {
     /// Retransmissions asked for and not sent because the last half second's already
     /// reached the target bitrate (``RetransmissionRateLimiter``).
     public var retransmissionsOverBudget = 0
+    /// Video and RTX packets that waited for the pacer (0 when the pipeline does not pace).
+    public var packetsPaced = 0
+    /// Packets sent at once because the pacer's queue was full.
+    public var pacerOverflows = 0
     /// Padding-only packets sent on the RTX stream to probe the path.
     public var paddingPacketsSent = 0
     /// Bytes of those packets.

@@ -37,14 +37,16 @@ final class SendPipelineTransport {
 
     /// Spreads video packets at 2.5 × the estimate (nil: every packet leaves as written).
     private var pacer: Pacer?
-    /// Video packets waiting for the pacer, one fixed slot of ``maximumRTPSize`` bytes each,
-    /// first in first out, with where their header extensions sit.
-    private let queueStorage: UnsafeMutableRawBufferPointer
-    private var queue: [(length: Int, transportOffset: Int?, sendTimeOffset: Int?)]
-    private var queueHead = 0
-    private var queueCount = 0
+    /// Video packets waiting for the pacer.
+    private var media: SendPipelinePacketQueue
+    /// Retransmissions waiting for the pacer: they leave before any media waiting, as in
+    /// libwebrtc's pacer (a retransmission is late already, and the frame it completes
+    /// holds back every frame after it at the receiver).
+    private var retransmissions: SendPipelinePacketQueue
     /// Bytes waiting for the pacer.
-    private(set) var queuedBytes = 0
+    var queuedBytes: Int { media.bytes + retransmissions.bytes }
+    /// Packets waiting for the pacer.
+    private var queuedPackets: Int { media.count + retransmissions.count }
     /// Video packets that waited for the pacer.
     private(set) var packetsPaced = 0
     /// Video packets sent at once because the pacer's queue was full.
@@ -65,6 +67,8 @@ final class SendPipelineTransport {
 
     /// How many packets the pacer's queue holds: two seconds of a 2 Mbit/s stream.
     static let queueSlots = 512
+    /// How many retransmissions may wait: more than a NACK's budget at 2 Mbit/s.
+    static let retransmissionSlots = 128
 
     /// Largest RTCP compound sent (sender reports for two streams, SDES).
     static let controlBufferSize = 1500
@@ -96,30 +100,34 @@ final class SendPipelineTransport {
         self.output = output
         pacer = paces ? Pacer(target: estimator.targetBitrate) : nil
         isPacing = paces
-        // Allocated once, when pacing: the queue never grows.
-        queueStorage = .allocate(byteCount: paces ? Self.queueSlots * maximumRTPSize : 0, alignment: 16)
-        queue = paces ? Array(repeating: (0, nil, nil), count: Self.queueSlots) : []
+        // Allocated once, when pacing: the queues never grow.
+        media = SendPipelinePacketQueue(slots: paces ? Self.queueSlots : 0, slotSize: maximumRTPSize)
+        retransmissions = SendPipelinePacketQueue(slots: paces ? Self.retransmissionSlots : 0, slotSize: maximumRTPSize)
     }
 
     deinit {
         buffer.deallocate()
         controlBuffer.deallocate()
-        queueStorage.deallocate()
+        media.deallocate()
+        retransmissions.deallocate()
     }
 
     /// Sends the RTP packet in the first `length` bytes of ``buffer`` when the pacer lets it
-    /// leave at `now`, else queues a copy for ``poll(at:)``; without pacing, sends it.
+    /// leave at `now`, else queues a copy for ``poll(at:)``; without pacing, sends it. A
+    /// `retransmission` waits only for other retransmissions, not for media.
     /// Returns the bytes sent or queued (0 when it could not be sent).
     @discardableResult
-    func sendPaced(length: Int, transportSequenceOffset: Int?, absoluteSendTimeOffset: Int?, at now: Timestamp) -> Int {
-        guard var pacer, isPacing || queueCount > 0 else {
+    func sendPaced(length: Int, transportSequenceOffset: Int?, absoluteSendTimeOffset: Int?, at now: Timestamp,
+                   retransmission: Bool = false) -> Int {
+        guard var pacer, isPacing || queuedPackets > 0 else {
             let size = sendRTP(length: length, transportSequenceOffset: transportSequenceOffset,
                                absoluteSendTimeOffset: absoluteSendTimeOffset, at: now)
             self.pacer?.sent(size, at: now)
             return size
         }
         pacer.setTarget(estimator.targetBitrate, queuedBytes: queuedBytes + length, at: now)
-        if queueCount == 0, pacer.canSend(at: now) {
+        let ahead = retransmission ? retransmissions.count : queuedPackets
+        if ahead == 0, pacer.canSend(at: now) || !isPacing {
             let size = sendRTP(length: length, transportSequenceOffset: transportSequenceOffset,
                                absoluteSendTimeOffset: absoluteSendTimeOffset, at: now)
             pacer.sent(size, at: now)
@@ -127,7 +135,14 @@ final class SendPipelineTransport {
             return size
         }
         self.pacer = pacer
-        guard queueCount < queue.count, length > 0, length <= maximumRTPSize else {
+        let extensions = SendPipelinePacketQueue.Extensions(transportSequenceOffset: transportSequenceOffset,
+                                                            absoluteSendTimeOffset: absoluteSendTimeOffset)
+        let packet = UnsafeRawBufferPointer(rebasing: buffer[0 ..< max(length, 0)])
+        if retransmission, retransmissions.accepts(length) {
+            retransmissions.push(packet, extensions: extensions)
+        } else if !retransmission, media.accepts(length) {
+            media.push(packet, extensions: extensions)
+        } else {
             // Full (or a packet no slot holds): late is worse than a burst.
             pacerOverflows += 1
             let size = sendRTP(length: length, transportSequenceOffset: transportSequenceOffset,
@@ -135,28 +150,18 @@ final class SendPipelineTransport {
             self.pacer?.sent(size, at: now)
             return size
         }
-        let slot = (queueHead + queueCount) % queue.count
-        UnsafeMutableRawBufferPointer(rebasing: queueStorage[slot * maximumRTPSize ..< slot * maximumRTPSize + length])
-            .copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[0 ..< length]))
-        queue[slot] = (length, transportSequenceOffset, absoluteSendTimeOffset)
-        queueCount += 1
-        queuedBytes += length
         packetsPaced += 1
         return length
     }
 
-    /// Sends the queued packets the pacer lets leave by `now`.
+    /// Sends the queued packets the pacer lets leave by `now`, retransmissions first.
     func poll(at now: Timestamp) {
-        guard var pacer, queueCount > 0 else { return }
+        guard var pacer, queuedPackets > 0 else { return }
         pacer.setTarget(estimator.targetBitrate, queuedBytes: queuedBytes, at: now)
-        while queueCount > 0, pacer.canSend(at: now) || !isPacing {
-            let (length, transportOffset, sendTimeOffset) = queue[queueHead]
-            UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< length])
-                .copyMemory(from: UnsafeRawBufferPointer(rebasing: queueStorage[queueHead * maximumRTPSize ..< queueHead * maximumRTPSize + length]))
-            queueHead = (queueHead + 1) % queue.count
-            queueCount -= 1
-            queuedBytes -= length
-            let size = sendRTP(length: length, transportSequenceOffset: transportOffset, absoluteSendTimeOffset: sendTimeOffset, at: now)
+        while queuedPackets > 0, pacer.canSend(at: now) || !isPacing {
+            guard let (length, extensions) = retransmissions.pop(into: buffer) ?? media.pop(into: buffer) else { break }
+            let size = sendRTP(length: length, transportSequenceOffset: extensions.transportSequenceOffset,
+                               absoluteSendTimeOffset: extensions.absoluteSendTimeOffset, at: now)
             pacer.sent(size, at: now)
         }
         self.pacer = pacer
@@ -164,7 +169,7 @@ final class SendPipelineTransport {
 
     /// When the next queued packet may leave; nil with nothing queued.
     var nextPacedSendTime: Timestamp? {
-        guard queueCount > 0, let pacer else { return nil }
+        guard queuedPackets > 0, let pacer else { return nil }
         return pacer.earliestSendTime
     }
 
@@ -249,7 +254,8 @@ final class SendPipelineTransport {
     /// RTP sequence number or an RTX packet's original one, and the picture id).
     @discardableResult
     func sendRTP(copying packet: UnsafeRawBufferPointer, transportSequenceOffset: Int?, absoluteSendTimeOffset: Int?,
-                 at now: Timestamp, paced: Bool = false, rewriting: (offset: Int, value: UInt16)? = nil,
+                 at now: Timestamp, paced: Bool = false, retransmission: Bool = false,
+                 rewriting: (offset: Int, value: UInt16)? = nil,
                  rewritingAlso second: (offset: Int, value: UInt16)? = nil) -> Int {
         guard packet.count <= maximumRTPSize else {
             sendFailures += 1
@@ -265,7 +271,7 @@ final class SendPipelineTransport {
         write(second)
         if paced {
             return sendPaced(length: packet.count, transportSequenceOffset: transportSequenceOffset,
-                             absoluteSendTimeOffset: absoluteSendTimeOffset, at: now)
+                             absoluteSendTimeOffset: absoluteSendTimeOffset, at: now, retransmission: retransmission)
         }
         return sendRTP(length: packet.count, transportSequenceOffset: transportSequenceOffset,
                        absoluteSendTimeOffset: absoluteSendTimeOffset, at: now)

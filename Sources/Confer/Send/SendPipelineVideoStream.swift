@@ -152,8 +152,9 @@ package final class SendPipelineVideoStream {
         let sendTimeOffset = packetizer.absoluteSendTimeOffset
         let budget = retransmissionLimiter.budget(at: now, bitrate: bitrate)
         history.retransmit(sequenceNumbers, now: now, rtt: rtt, budget: budget) { packet in
+            // Paced while the transport paces, ahead of the video waiting.
             transport.sendRTP(copying: packet, transportSequenceOffset: transportOffset,
-                              absoluteSendTimeOffset: sendTimeOffset, at: now)
+                              absoluteSendTimeOffset: sendTimeOffset, at: now, paced: transport.isPacing, retransmission: true)
             retransmissionLimiter.record(packet.count, at: now)
             statistics.retransmittedPacketsSent += 1
             statistics.retransmittedBytesSent += packet.count

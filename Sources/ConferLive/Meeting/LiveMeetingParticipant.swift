@@ -145,7 +145,8 @@ public enum LiveMeetingParticipant {
                                  speed: 8, ssrc: LiveMeetingPlan.cameraSSRC(slot: slot), rtxSSRC: LiveMeetingPlan.cameraRTXSSRC(slot: slot)),
                     audio: .init(settings: AudioEncoderSettings(channels: microphone.channels, bitrate: 32_000, inbandFEC: true),
                                  ssrc: LiveMeetingPlan.microphoneSSRC(slot: slot)),
-                    cname: "member-\(slot)", srtpKey: uplink, seed: UInt64(slot))) { outgoing.append($0) }
+                    // The member's loop polls at the pipeline's times, which pacing needs.
+                    paces: true, cname: "member-\(slot)", srtpKey: uplink, seed: UInt64(slot))) { outgoing.append($0) }
             } else {
                 camera = nil
                 microphone = nil

@@ -38,6 +38,8 @@ public struct LiveMeetingPlan: Sendable, Hashable {
         configuration.width = canvasWidth
         configuration.height = canvasHeight
         configuration.frameRate = frameRate
+        // The host's loop polls at the pipeline's times, which pacing needs.
+        configuration.paces = true
         return configuration
     }
 

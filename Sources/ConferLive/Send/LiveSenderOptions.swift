@@ -40,7 +40,9 @@ public struct LiveSenderOptions: Sendable {
     /// The time over which a video frame's packets are spread, rather than sent in one burst.
     public var packetSpread: TimeDelta
     /// Whether video packets leave through the pacer, at a multiple of the congestion
-    /// controller's target (``SendPipelineConfiguration/paces``), instead of a frame at a time.
+    /// controller's target (``SendPipelineConfiguration/paces``), instead of a frame at a
+    /// time. On by default; a ``packetSpread`` above zero spaces the packets instead, and a
+    /// sender that is not ``isPaced`` (as fast as the socket takes packets) does not pace.
     public var paces: Bool
     /// Whether the encoder may skip frames to hold the congestion controller's target (and
     /// halve the frame rate below what a thumbnail needs), as a camera sender does; by
@@ -67,7 +69,7 @@ public struct LiveSenderOptions: Sendable {
     public init(codec: Codec, destination: UDPAddress, payloadType: UInt8? = nil, ssrc: UInt32? = nil, mtu: Int = 1200,
                 bitrateKbps: Int? = nil, srtpKey: SRTPMasterKey? = nil, sdpPath: String? = nil, loops: Bool = false,
                 maxDuration: Double? = nil, sendsRTCP: Bool = true, isPaced: Bool = true, packetSpread: TimeDelta = .zero,
-                paces: Bool = false, dropsFrames: Bool = false, startBitrateKbps: Int? = nil, threads: Int = 1,
+                paces: Bool = true, dropsFrames: Bool = false, startBitrateKbps: Int? = nil, threads: Int = 1,
                 keyframeIntervalSeconds: Double = 2, cname: String = "confer", randomSeed: UInt64? = nil,
                 linger: Double = 0.3, rtcpMux: Bool = false) {
         self.codec = codec

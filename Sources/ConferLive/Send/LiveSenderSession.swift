@@ -60,7 +60,7 @@ final class LiveSenderSession<Clock: MediaClock> {
             maximumPacketSize: options.mtu, transportSequenceNumberID: 3, adaptsBitrate: true,
             // Started at the bitrate asked for, there is nothing to probe for, and a plain
             // peer gets no padding packets it would not know what to do with.
-            probesBandwidth: video && startBitrate < ceiling, paces: video && options.paces,
+            probesBandwidth: video && startBitrate < ceiling, paces: video && options.paces && options.isPaced && options.packetSpread <= .zero,
             cname: String(options.cname.utf8.prefix(255)) ?? "confer",
             ntpClock: NTPClockMapping(unixTimeAtZero: unixTimeNow - (clock.now - .zero)), srtpKey: options.srtpKey, seed: seed)
         switch source.kind {
@@ -116,6 +116,8 @@ final class LiveSenderSession<Clock: MediaClock> {
         }
         // The media is over: answer feedback a little longer if there is any, then say goodbye.
         let end = feedbackHeard ? (lastMediaAt ?? now) + .seconds(options.linger) : now
+        // Packets still waiting for the pacer go first.
+        if let paced = pipeline.nextPacedSendTime { return .wait(until: pipeline.nextPollTime ?? paced) }
         if now >= end {
             if itemsSent > 0 { pipeline.sendGoodbye(at: now) }
             try await flush(on: socket)
@@ -231,6 +233,6 @@ final class LiveSenderSession<Clock: MediaClock> {
             keyframeRequestsReceived: (video?.pliCount ?? 0) + (video?.firCount ?? 0),
             keyframesOnRequest: video?.keyFramesOnRequest ?? 0,
             finalTargetBitrate: video.map { _ in pipeline.targetBitrate }, roundTripTime: statistics.roundTripTime,
-            pipeline: statistics, paced: options.paces && source.kind != .audio, timeline: timeline)
+            pipeline: statistics, paced: options.paces && options.isPaced && options.packetSpread <= .zero && source.kind != .audio, timeline: timeline)
     }
 }

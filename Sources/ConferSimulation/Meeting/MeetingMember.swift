@@ -95,7 +95,7 @@ final class MeetingMember {
             audio: .init(settings: AudioEncoderSettings(channels: microphone.channels, bitrate: 32_000, inbandFEC: true,
                                                         expectedLossPercent: min(max(lossPercent, 1), 30)),
                          ssrc: 0x2000_0001 + base),
-            cname: "participant-\(index + 1)", srtpKey: uplinkKey, seed: options.seed &+ UInt64(index) &* 7919)
+            paces: options.pacing, cname: "participant-\(index + 1)", srtpKey: uplinkKey, seed: options.seed &+ UInt64(index) &* 7919)
         let path = self.path
         sender = try SendPipeline(configuration: sendConfiguration) { path.sendUp($0) }
         var receiveConfiguration = hostStreams

@@ -41,6 +41,9 @@ public struct MeetingOptions: Sendable {
     /// Whether the host encodes the composite a second time, smaller, for members whose links
     /// cannot carry it (see ``HostPipelineConfiguration/simulcast``).
     public var simulcast = true
+    /// Whether the members' uplinks and the host's downlinks pace their video at
+    /// ``Pacer/pacingFactor`` × the estimate instead of sending each frame as one burst.
+    public var pacing = true
     /// Whether every stream is SRTP-protected (its own keys each way, per participant).
     public var srtp: Bool
     /// The renderer's draw budget at participant 1: draws per second shared by all views.

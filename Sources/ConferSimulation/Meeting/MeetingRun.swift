@@ -68,6 +68,7 @@ final class MeetingRun {
         hostConfiguration.seed = options.seed
         hostConfiguration.temporalLayers = options.temporalLayers
         hostConfiguration.simulcast = options.simulcast
+        hostConfiguration.paces = options.pacing
         host = try HostPipeline(configuration: hostConfiguration)
 
         let session = try MeetingSession(participants: count, seed: options.seed)

@@ -38,7 +38,7 @@ public struct SimulationOptions: Sendable {
     /// Whether Opus carries in-band FEC.
     public var fec: Bool
     /// Whether the sender paces video packets (``SendPipelineConfiguration/paces``).
-    public var pacing = false
+    public var pacing = true
     /// The video bitrate to start at and never exceed, bits per second; nil picks one for the picture size.
     public var videoBitrate: Int?
     /// The Opus bitrate, bits per second.

@@ -164,6 +164,37 @@ import Foundation
         }
     }
 
+    /// A participant moved to the small encode by a dip is back on the first 2 s later once
+    /// its link recovers; its next move holds it twice as long.
+    @Test func theHoldOnAnEncodeDoublesWithEachMove() throws {
+        let meeting = try TestMeeting(count: 3)
+        let weak = meeting.endpoints[1]
+        let ssrc = meeting.host.configuration.videoSSRC
+        func estimate(_ bitrate: UInt64) throws {
+            try meeting.sendFeedback([.receiverEstimatedMaxBitrate(RTCPReceiverEstimatedMaxBitrate(
+                senderSSRC: 1, bitrate: bitrate, ssrcs: [ssrc]))], from: weak)
+        }
+        func small() -> Bool? { meeting.host.statistics.participants[weak.id]?.getsSmallEncode }
+        try meeting.run(until: .seconds(1.2))
+        try estimate(182_000)
+        try meeting.run(until: .seconds(1.8))
+        #expect(small() == true)
+        try estimate(10_000_000)   // the link is back
+        try meeting.run(until: .seconds(3.6))
+        #expect(small() == true, "held for 2 s after its move at 1.7 s")
+        try meeting.run(until: .seconds(4))
+        #expect(small() == false)
+        #expect(meeting.host.statistics.participants[weak.id]?.encodeSwitches == 2)
+        // Another dip: the move back up at 3.7 s holds it 4 s, so it stays until 7.7 s.
+        try estimate(182_000)
+        try meeting.run(until: .seconds(7.5))
+        #expect(small() == false)
+        try estimate(182_000)
+        try meeting.run(until: .seconds(8.4))
+        #expect(small() == true)
+        #expect(meeting.host.statistics.participants[weak.id]?.encodeSwitches == 3)
+    }
+
     /// The statistics are data: JSON with one object per participant, keyed by its number.
     @Test func statisticsEncodeAsJSONKeyedByParticipant() throws {
         let meeting = try TestMeeting(count: 2)

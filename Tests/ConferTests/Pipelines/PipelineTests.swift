@@ -311,6 +311,46 @@ private func makeSender(_ out: Datagrams, audio: Bool = false, bitrate: Int = 30
         }
     }
 
+    /// While a keyframe waits for the pacer, a NACK's retransmission leaves at the next
+    /// poll ahead of it (libwebrtc's priority), and is itself paced: not sent in the call.
+    @Test func aRetransmissionGoesAheadOfPacedVideo() throws {
+        let out = Datagrams()
+        let sender = try SendPipeline(configuration: SendPipelineConfiguration(
+            video: .init(codec: .vp8, width: 640, height: 360, maximumBitrate: 400_000, startBitrate: 400_000, speed: -8,
+                         adaptsResolution: false),
+            probesBandwidth: false, paces: true, seed: 5), output: out.take)
+        var source = NoisePatternSource(width: 640, height: 360, seed: 3)
+        try sender.sendVideo(source.next(), at: .zero)
+        let first = try #require(out.rtp.first)
+        #expect(out.rtp.count == 1)
+        // Half the keyframe has left by the time the NACK for its first packet comes.
+        var now = Timestamp.zero
+        var sent = out.rtp.count
+        while let due = sender.nextPollTime, out.rtp.count < 6 {
+            now = due
+            sender.poll(at: now)
+            if out.rtp.count == sent { break }
+            sent = out.rtp.count
+        }
+        let videoBefore = out.rtp.filter { $0.header.ssrc == videoSSRC }.count
+        try send([.genericNACK(RTCPGenericNACK(senderSSRC: 9, mediaSSRC: videoSSRC,
+                                               lostSequenceNumbers: [first.header.sequenceNumber]))], to: sender, at: now)
+        #expect(out.rtp.count == sent, "the retransmission waits for the pacer too")
+        let due = try #require(sender.nextPollTime)
+        sender.poll(at: due)
+        let next = try #require(out.rtp.dropFirst(sent).first)
+        #expect(next.header.ssrc == rtxSSRC)
+        #expect(Array(next.payload.prefix(2)) == [UInt8(first.header.sequenceNumber >> 8), UInt8(first.header.sequenceNumber & 0xFF)])
+        // The keyframe was not done: media was still waiting behind it.
+        var rest = 0
+        while let later = sender.nextPollTime, later < .seconds(1) {
+            sender.poll(at: later)
+            rest = out.rtp.filter { $0.header.ssrc == videoSSRC }.count - videoBefore
+            if rest > 100 { break }
+        }
+        #expect(rest > 3, "\(rest) video packets left after the retransmission")
+    }
+
     @Test func aLatePacketIsReportedInTheNextFeedback() throws {
         let backward = Datagrams()
         let receiver = try ReceivePipeline(configuration: ReceivePipelineConfiguration(video: .init(codec: .vp8)),

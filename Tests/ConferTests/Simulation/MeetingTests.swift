@@ -167,8 +167,13 @@ import ConferNet
             #expect(member.receiveFrameRate >= 27, "member \(member.id) received \(member.receiveFrameRate) fps")
         }
         let weakMember = try #require(layered.members.last)
-        #expect(weakMember.receiveFrameRate >= 5 && weakMember.receiveFrameRate <= 16,
+        // Over the run: paced (the default), the first three seconds, before it may be given
+        // fewer layers, cost it more than unpaced did (4.4 fps against 8.0 over 6 s).
+        #expect(weakMember.receiveFrameRate >= 4 && weakMember.receiveFrameRate <= 16,
                 "the weak member received \(weakMember.receiveFrameRate) fps")
+        // Reduced after its third second and settled a second later: the base layer, 7.5 fps.
+        let reduced = layered.timeline.filter { $0.time >= 5 }.map { $0.members[4].framesPerSecond }
+        #expect(!reduced.isEmpty && reduced.allSatisfy { $0 >= 6 && $0 <= 10 }, "\(reduced)")
         // The others never froze; the weak member at most once (0 where this was first
         // measured, 1 with Debian's libvpx 1.12.0-1+deb12u5).
         #expect(layered.members.dropLast().allSatisfy { $0.freezeCount == 0 } && weakMember.freezeCount <= 1,
@@ -216,7 +221,8 @@ import ConferNet
     /// layers given back, and no new attempt for five seconds; its keyframe requests are
     /// passed on at most every two seconds while it is reduced.
     @Test func aMemberTheBaseLayerDoesNotFitGetsItsLayersBackAndWaits() throws {
-        var options = MeetingOptions(participants: 5, duration: .seconds(12), canvasWidth: 640, canvasHeight: 360,
+        // 14 s: paced (the default), the second reduction's backlog takes 4 s to show, not 2.
+        var options = MeetingOptions(participants: 5, duration: .seconds(14), canvasWidth: 640, canvasHeight: 360,
                                      compositeBitrate: 1_000_000, seed: 1)
         var weak = options.downlink
         weak.bandwidth = 120_000
@@ -227,7 +233,7 @@ import ConferNet
         #expect(report.timeline.prefix(2).allSatisfy { $0.compositeLayers == 1 })
         let host = try #require(report.members.last?.host)
         #expect(host.layerReductionsAbandoned >= 2, "abandoned \(host.layerReductionsAbandoned) times")
-        // Measured: layered in the third and ninth seconds only.
+        // Measured: layered in the third and fourth seconds, then the tenth to the thirteenth.
         let attempts = zip(layered, layered.dropFirst()).filter { $1 - $0 > 1 }.map { $1 - $0 }
         #expect(!layered.isEmpty && attempts.allSatisfy { $0 >= 5 }, "layered seconds \(layered)")
         #expect(host.keyframeRequestsIgnored > 0)
