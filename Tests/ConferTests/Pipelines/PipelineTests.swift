@@ -276,17 +276,24 @@ private func makeSender(_ out: Datagrams, audio: Bool = false, bitrate: Int = 30
         }
     }
 
-    /// A keyframe's packets leave spread at 2.5 × the estimate, released by polls at
-    /// ``SendPipeline/nextPollTime``; without pacing they all leave in the call.
-    @Test(arguments: [true, false])
-    func aKeyframeIsPacedAtTwoAndAHalfTimesTheEstimate(paces: Bool) throws {
-        let out = Datagrams()
+    /// A 400 kbit/s VP8 sender, pacing or not, that has just been given one noisy 640×360
+    /// picture: a keyframe of many packets.
+    private static func sendNoisyKeyframe(_ out: Datagrams, paces: Bool) throws -> SendPipeline {
         let sender = try SendPipeline(configuration: SendPipelineConfiguration(
             video: .init(codec: .vp8, width: 640, height: 360, maximumBitrate: 400_000, startBitrate: 400_000, speed: -8,
                          adaptsResolution: false),
             probesBandwidth: false, paces: paces, seed: 5), output: out.take)
         var source = NoisePatternSource(width: 640, height: 360, seed: 3)
         try sender.sendVideo(source.next(), at: .zero)
+        return sender
+    }
+
+    /// A keyframe's packets leave spread at 2.5 × the estimate, released by polls at
+    /// ``SendPipeline/nextPollTime``; without pacing they all leave in the call.
+    @Test(arguments: [true, false])
+    func aKeyframeIsPacedAtTwoAndAHalfTimesTheEstimate(paces: Bool) throws {
+        let out = Datagrams()
+        let sender = try Self.sendNoisyKeyframe(out, paces: paces)
         let atOnce = out.rtp.count
         var departures: [Timestamp] = Array(repeating: .zero, count: atOnce)
         var now = Timestamp.zero
@@ -315,12 +322,7 @@ private func makeSender(_ out: Datagrams, audio: Bool = false, bitrate: Int = 30
     /// poll ahead of it (libwebrtc's priority), and is itself paced: not sent in the call.
     @Test func aRetransmissionGoesAheadOfPacedVideo() throws {
         let out = Datagrams()
-        let sender = try SendPipeline(configuration: SendPipelineConfiguration(
-            video: .init(codec: .vp8, width: 640, height: 360, maximumBitrate: 400_000, startBitrate: 400_000, speed: -8,
-                         adaptsResolution: false),
-            probesBandwidth: false, paces: true, seed: 5), output: out.take)
-        var source = NoisePatternSource(width: 640, height: 360, seed: 3)
-        try sender.sendVideo(source.next(), at: .zero)
+        let sender = try Self.sendNoisyKeyframe(out, paces: true)
         let first = try #require(out.rtp.first)
         #expect(out.rtp.count == 1)
         // Half the keyframe has left by the time the NACK for its first packet comes.
