@@ -38,6 +38,16 @@ public struct ProbeCluster: Hashable, Sendable, Codable {
 /// again from the current estimate with bursts long enough (at most ``maximumRetries``
 /// times, and never once the path has shown a bottleneck), where libwebrtc would
 /// otherwise climb at 8 % per second.
+///
+/// **After a large drop** (libwebrtc's `RequestProbe`, as its rapid-recovery experiment
+/// runs it: not only in application-limited periods). When the delay detector calls an
+/// overuse over (it is back to normal) and the estimate fell by more than a third since
+/// the overuse began, the estimate before it is probed once at 85 %, at most every five
+/// seconds. A cut
+/// at start-up is taken from an acknowledged rate that was the encoder's, not the path's
+/// (the stream had not grown yet), and a queue that filled and drained on a jittery path
+/// costs the same cut; without the probe, the estimate climbs back at 8 % per second. A
+/// real bottleneck answers the probe at its own rate, so the estimate stays where it is.
 struct ProbeController: Sendable {
     static let initialScales = (3.0, 6.0)
     static let furtherScale = 2.0
@@ -51,6 +61,14 @@ struct ProbeController: Sendable {
     /// How long after a round's first burst its results are taken to be in: a round trip
     /// and the burst itself on any path where probing helps.
     static let retryDelay = TimeDelta.milliseconds(400)
+    /// A fall below this share of the estimate over one overuse is a large drop.
+    static let largeDropThreshold = 0.66
+    /// The share of the estimate before a large drop that is probed once it is over.
+    static let afterDropFraction = 0.85
+    /// How long an overuse may last and still be probed after (libwebrtc's drop timeout).
+    static let afterDropTimeout = TimeDelta.seconds(5)
+    /// The least time between two probes after drops.
+    static let afterDropInterval = TimeDelta.seconds(5)
 
     private enum Phase { case initial, waiting, complete }
 
@@ -69,6 +87,12 @@ struct ProbeController: Sendable {
     private var retries = 0
     /// The path's delay variation as last measured (see ``DelayBasedBandwidthEstimator/delayVariation``).
     var delayVariation = TimeDelta.zero
+    /// The estimate when the overuse in progress began, and when.
+    private var overuseStart: (estimate: DataRate, at: Timestamp)?
+    /// When a probe after a drop was last sent.
+    private var lastAfterDropProbe: Timestamp?
+    /// Probes sent after large drops.
+    private(set) var afterDropProbes = 0
 
     init(enabled: Bool, startBitrate: DataRate, maximumBitrate: DataRate) {
         self.enabled = enabled
@@ -116,9 +140,33 @@ struct ProbeController: Sendable {
         probe(at: now, rates: rate)
     }
 
-    /// The path showed a bottleneck (the delay detector found overuse): what the estimate
-    /// lacks is not a longer burst, so start-up probing is not run again.
-    mutating func onOveruse() { retries = Self.maximumRetries }
+    /// The path showed a bottleneck (the delay detector found overuse at `now`, with the
+    /// estimate at `estimateBefore` before this feedback): what the estimate lacks is not a
+    /// longer burst, so start-up probing is not run again.
+    mutating func onOveruse(estimateBefore: DataRate, at now: Timestamp) {
+        retries = Self.maximumRetries
+        if overuseStart == nil { overuseStart = (estimateBefore, now) }
+    }
+
+    /// The delay detector called an overuse over at `now`, with the estimate at `estimate`:
+    /// if the overuse cut the estimate by more than a third, probe once at 85 % of what it
+    /// was (see the type's comment).
+    mutating func onOveruseEnded(estimate: DataRate, at now: Timestamp) {
+        defer { overuseStart = nil }
+        // Not while start-up probing has yet to begin or a burst waits to be sent; a round
+        // still waiting for results was sent before the overuse and says nothing of it.
+        guard enabled, phase != .initial, pending.isEmpty, let start = overuseStart,
+              estimate < start.estimate * Self.largeDropThreshold, now - start.at < Self.afterDropTimeout,
+              lastAfterDropProbe.map({ now - $0 >= Self.afterDropInterval }) ?? true else { return }
+        let rate = start.estimate * Self.afterDropFraction
+        // Worth it only if even a result 5 % short of the probe would raise the estimate.
+        guard rate * 0.95 > estimate else { return }
+        lastAfterDropProbe = now
+        afterDropProbes += 1
+        probe(at: now, rates: rate)
+        // One burst: its result sets the estimate; it does not start a climb of its own.
+        minimumToProbeFurther = DataRate(bitsPerSecond: .max)
+    }
 
     /// Whether the last round's bursts, now that their feedback is in, turned out too short
     /// for this path's jitter, so their results (or their absence) said little.

@@ -92,6 +92,8 @@ public struct SendSideBandwidthEstimator: Sendable {
     private var lostSinceLossUpdate = 0
     /// Whether the delay-based detector saw overuse since the last loss update (that loss may be the queue's).
     private var overusedSinceLossUpdate = false
+    /// Whether the delay detector said overuse and has not said normal since.
+    private var isOverusing = false
     private var expectedSinceLossUpdate = 0
     private var nextLossUpdate: Timestamp?
     private var lastTransportFeedback: Timestamp?
@@ -180,6 +182,7 @@ public struct SendSideBandwidthEstimator: Sendable {
         lastTransportFeedback = now
         sortByReceiveTime()
         updateRoundTripTimes(at: now)
+        let estimateBefore = lossBased.bitrate
 
         lostSinceLossUpdate += counts.lost
         expectedSinceLossUpdate += counts.resolved
@@ -216,11 +219,16 @@ public struct SendSideBandwidthEstimator: Sendable {
         }
         lossBased.update(at: now)
         if delayBased.usage == .overusing {
-            probes.onOveruse()
+            probes.onOveruse(estimateBefore: estimateBefore, at: now)
             overusedSinceLossUpdate = true
+            isOverusing = true
         }
         probes.delayVariation = delayBased.delayVariation
         probes.onEstimate(lossBased.bitrate, at: now)
+        if isOverusing, delayBased.usage == .normal {
+            isOverusing = false
+            probes.onOveruseEnded(estimate: lossBased.bitrate, at: now)
+        }
     }
 
     /// Applies a receiver report's view of this sender at `now`: the fraction lost

@@ -85,7 +85,7 @@ import Testing
         var congested = ProbeController(enabled: true, startBitrate: .kilobitsPerSecond(300), maximumBitrate: .megabitsPerSecond(3))
         _ = congested.nextCluster(at: .zero)
         _ = congested.nextCluster(at: .zero)
-        congested.onOveruse()
+        congested.onOveruse(estimateBefore: .kilobitsPerSecond(350), at: .milliseconds(1000))
         congested.delayVariation = .milliseconds(10)
         congested.onEstimate(.kilobitsPerSecond(350), at: .milliseconds(2000))
         #expect(congested.nextCluster(at: .milliseconds(2000)) == nil)
