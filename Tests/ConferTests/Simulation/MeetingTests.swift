@@ -213,9 +213,15 @@ import ConferNet
         #expect(layered.members.allSatisfy { $0.receive.decoderFailures == 0 },
                 "decoder failures \(layered.members.map(\.receive.decoderFailures))")
         #expect(weakMember.downlink.bytesDelivered <= 350_000 / 8 * 7)
+        // Its link loses packets: its NACKs map back through the forwarder and the
+        // retransmissions (picture ids as first sent) go to it; its keyframe requests reach the host.
+        let host = try #require(weakMember.host)
+        #expect(host.nacksReceived > 0 && host.retransmittedPacketsSent > 0
+                && weakMember.receive.retransmissionsReceived > 0, "\(host.nacksReceived) NACKs, \(host.retransmittedPacketsSent) RTX")
+        #expect(host.plisReceived + host.firsReceived == weakMember.receive.keyframeRequestsSent)
         let last = try #require(layered.timeline.last)
         #expect(last.compositeLayers == 3 && last.members[4].layers == 1 && last.members[0].layers == 3)
-        #expect((weakMember.host?.framesLeftOut ?? 0) > 0)
+        #expect(host.framesLeftOut > 0)
         #expect(single.timeline.last?.compositeLayers == 1)
     }
 
