@@ -14,6 +14,7 @@
 #
 #   Benchmarks/peers/meeting-weak-member.sh                        # this tree's release build
 #   CAPS="600" SEEDS="1" MODES="simulcast" Benchmarks/peers/meeting-weak-member.sh
+#   CODEC=vp9 MODES="layers" Benchmarks/peers/meeting-weak-member.sh   # every stream VP9 (default vp8)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 if [ -z "${CONFER:-}" ]; then
@@ -23,6 +24,7 @@ fi
 seeds=${SEEDS:-1 2 3}
 caps=${CAPS:-300 600 900}
 modes=${MODES:-one simulcast layers}
+codec=${CODEC:-vp8}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 echo "| weak downlink | mode | seed | host sends | other 8 receive (slowest) | weak member receives | freezes | composite kbit/s (2–10 s) | sent to the weak member kbit/s | what it got each second |"
@@ -37,7 +39,7 @@ for cap in $caps; do
     esac
     for seed in $seeds; do
       # shellcheck disable=SC2086
-      "$CONFER" meeting --participants 9 --seed "$seed" --member "9:down-bandwidth=$cap" $flags -q \
+      "$CONFER" meeting --participants 9 --codec "$codec" --seed "$seed" --member "9:down-bandwidth=$cap" $flags -q \
         -o "$work/c.ivf" --audio-out "$work/m.wav" --report "$work/r.json" > /dev/null 2>&1 \
         || { echo "| $cap | $mode | $seed | failed | | | | | | |"; continue; }
       python3 - "$work/r.json" "$cap" "$mode" "$seed" <<'PY'

@@ -21,5 +21,8 @@ static inline vpx_codec_err_t confer_vpx_codec_dec_init(vpx_codec_ctx_t *ctx, vp
 static inline vpx_codec_err_t confer_vpx_control_int(vpx_codec_ctx_t *ctx, int id, int value) { return vpx_codec_control_(ctx, id, value); }
 static inline vpx_codec_err_t confer_vpx_control_uint(vpx_codec_ctx_t *ctx, int id, unsigned int value) { return vpx_codec_control_(ctx, id, value); }
 static inline vpx_codec_err_t confer_vpx_control_get_int(vpx_codec_ctx_t *ctx, int id, int *value) { return vpx_codec_control_(ctx, id, value); }
+// VP9 SVC controls that take a pointer to a struct (temporal layers on VP9).
+static inline vpx_codec_err_t confer_vpx_set_svc_parameters(vpx_codec_ctx_t *ctx, vpx_svc_extra_cfg_t *parameters) { return vpx_codec_control_(ctx, VP9E_SET_SVC_PARAMETERS, parameters); }
+static inline vpx_codec_err_t confer_vpx_set_svc_layer_id(vpx_codec_ctx_t *ctx, vpx_svc_layer_id_t *id) { return vpx_codec_control_(ctx, VP9E_SET_SVC_LAYER_ID, id); }
 static inline vpx_codec_err_t confer_vpx_get_svc_layer_id(vpx_codec_ctx_t *ctx, vpx_svc_layer_id_t *id) { return vpx_codec_control_(ctx, VP9E_GET_SVC_LAYER_ID, id); }
 #endif

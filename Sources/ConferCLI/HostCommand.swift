@@ -32,7 +32,7 @@ struct HostCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-simulcast"), help: "Encode the composite once only: members on weak links set everyone's bitrate.")
     var noSimulcast = false
     @Option(name: .customLong("temporal-layers"), help: ArgumentHelp(
-        "Temporal layers in the composite (1–3, VP8): members on weak links get fewer instead of a second encode.",
+        "Temporal layers in the composite (1–3, VP8 or VP9): members on weak links get fewer instead of a second encode.",
         valueName: "N"))
     var temporalLayers = 1
     @Option(name: .shortAndLong, help: "Write the composite as encoded, what every member receives: .ivf (VP8/VP9) or .h264.")
@@ -49,8 +49,9 @@ struct HostCommand: AsyncParsableCommand {
         }
         if !(fps > 0 && fps <= 60) { throw ValidationError("--fps must be between 0 and 60") }
         if !(1 ... 3).contains(temporalLayers) { throw ValidationError("--temporal-layers \(temporalLayers) is outside 1…3") }
-        if temporalLayers > 1 && codec != .vp8 {
-            throw ValidationError("--temporal-layers \(temporalLayers) needs --codec vp8 (VP9 and H.264 are encoded in one layer)")
+        if temporalLayers > 1 && codec == .h264 {
+            throw ValidationError("--temporal-layers \(temporalLayers) needs --codec vp8 or vp9 (H.264 is encoded in one layer); "
+                                  + "drop --temporal-layers to serve weak links with the second encode instead")
         }
         if !(50 ... 50_000).contains(bitrate) { throw ValidationError("--bitrate is in kbit/s, 50…50000") }
         if (try? MixLayout(argument: layout)) == nil { throw ValidationError("unknown --layout '\(layout)': use grid, speaker, pip, presenter or a FILE.json") }

@@ -47,7 +47,7 @@ struct MeetingCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The composite's bitrate ceiling in kbit/s.", valueName: "KBPS"))
     var bitrate = 1500
     @Option(name: .customLong("temporal-layers"), help: ArgumentHelp(
-        "Temporal layers in the composite (1–3, VP8): participants on weak links get fewer, at a lower frame rate.",
+        "Temporal layers in the composite (1–3, VP8 or VP9): participants on weak links get fewer, at a lower frame rate.",
         valueName: "N"))
     var temporalLayers = 1
     @Flag(name: .customLong("no-simulcast"), help: """
@@ -92,8 +92,9 @@ struct MeetingCommand: ParsableCommand {
         guard (1...3).contains(temporalLayers) else {
             throw ValidationError("--temporal-layers \(temporalLayers) is outside 1…3")
         }
-        if temporalLayers > 1 && codec != .vp8 {
-            throw ValidationError("--temporal-layers \(temporalLayers) needs --codec vp8 (VP9 and H.264 are encoded in one layer)")
+        if temporalLayers > 1 && codec == .h264 {
+            throw ValidationError("--temporal-layers \(temporalLayers) needs --codec vp8 or vp9 (H.264 is encoded in one layer); "
+                                  + "drop --temporal-layers to serve weak links with the second encode instead")
         }
         let lowered = layout.lowercased()
         if !MixLayout.names.contains(lowered) && !["active-speaker", "picture-in-picture"].contains(lowered)

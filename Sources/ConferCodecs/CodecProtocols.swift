@@ -33,18 +33,25 @@ public struct VideoEncoderSettings: Sendable, Hashable, Codable {
     public var keyframeInterval: Int
     /// Real-time (the default) or file rate control.
     public var rateControl: VideoRateControl
-    /// Temporal layers, 1…3 (VP8 only; other codecs encode one). With two, every other
+    /// Temporal layers, 1…3 (VP8 and VP9; H.264 encodes one). With two, every other
     /// frame is an upper-layer frame nothing refers to; with three the pattern is
     /// 0, 2, 1, 2 as in libwebrtc, so a forwarder can halve or quarter the frame rate.
     public var temporalLayers: Int
     /// The share of ``bitrate`` the base layer gets (0.1…0.9); nil for libwebrtc's
     /// (60 % of two layers, 40 % of three). The middle layer of three gets a third of the rest.
     public var baseLayerShare: Double?
+    /// The most temporal layers the encoder will be set to while it runs (1…3; nil: the
+    /// starting ``temporalLayers``). VP9 then opens on libvpx's SVC path even with one layer
+    /// to start with, so that turning layers on later costs no keyframe and every frame's
+    /// reference is known (see ``VPXEncoder/setTemporalLayers(_:)``); VP8 needs no notice.
+    public var maximumTemporalLayers: Int?
 
     /// Settings for a `width` × `height` stream, real-time unless `rateControl` says otherwise.
     public init(width: Int, height: Int, frameRate: Double = 30, bitrate: Int = 800_000, threads: Int = 1,
                 speed: Int = 8, errorResilient: Bool = true, keyframeInterval: Int = 0,
-                rateControl: VideoRateControl = .realTime, temporalLayers: Int = 1, baseLayerShare: Double? = nil) {
+                rateControl: VideoRateControl = .realTime, temporalLayers: Int = 1, baseLayerShare: Double? = nil,
+                maximumTemporalLayers: Int? = nil) {
+        self.maximumTemporalLayers = maximumTemporalLayers
         self.width = width
         self.height = height
         self.frameRate = frameRate

@@ -17,6 +17,12 @@ internal import CVPX
 /// The picture size is fixed when the encoder is made; for another size, make a new encoder
 /// (libvpx cannot grow a running encoder past its first size, and WebRTC re-creates it too).
 /// Frames of any other size are rejected with ``VPXError/Code/invalidParameter``.
+///
+/// Temporal layers (``VideoEncoderSettings/temporalLayers``) work for both codecs with the
+/// same pattern and reference flags: VP8 through its temporal-layer controls, VP9 through
+/// libvpx's SVC path (one spatial layer, the layering given frame by frame as libvpx's
+/// `vpx_temporal_svc_encoder` example does). See ``setTemporalLayers(_:)`` for what a
+/// change of layer count costs on VP9.
 public final class VPXEncoder: VideoEncoder {
     /// ``Codec/vp8`` or ``Codec/vp9``.
     public let codec: Codec
@@ -25,8 +31,17 @@ public final class VPXEncoder: VideoEncoder {
     /// Whether rate control may drop frames to hold the bitrate (``encode(_:into:)`` then returns false).
     public let allowsFrameDropping: Bool
 
-    private let context: VPXContext
+    /// Replaced only when VP9 first turns temporal layers on (see ``setTemporalLayers(_:)``).
+    private var context: VPXContext
+    private let iface: OpaquePointer
     private var config: vpx_codec_enc_cfg_t
+    /// Whether the context runs libvpx's VP9 SVC path (made with temporal layers). Every frame
+    /// then gets the pattern's reference flags and layer id, one layer included, so each
+    /// refers to the last base frame only and its P_DIFF is known.
+    private var usesSVC = false
+    /// The picture id of the last base-layer frame written, which the next VP9 frame of an
+    /// SVC context refers to.
+    private var lastBasePictureID: UInt16?
     /// Frame length in 90 kHz ticks, the encoder's time base (the RTP video clock).
     private let frameTicks: Int64
     private var lastPTS: Int64?
@@ -71,11 +86,8 @@ public final class VPXEncoder: VideoEncoder {
             throw VPXError(code: .invalidParameter, operation: .encoderInit, detail: "VPXEncoder encodes VP8 or VP9, not \(codec)")
         }
         try Self.validate(settings, codec: codec)
-        guard settings.temporalLayers == 1 || codec == .vp8 else {
-            throw VPXError(code: .invalidParameter, operation: .encoderInit,
-                           detail: "temporal layers are encoded for VP8 only; VP9 takes one layer")
-        }
         self.codec = codec
+        self.iface = iface
         self.settings = settings
         self.allowsFrameDropping = allowsFrameDropping
         pictureID = firstPictureID & 0x7FFF
@@ -86,11 +98,42 @@ public final class VPXEncoder: VideoEncoder {
         var config = vpx_codec_enc_cfg_t()
         let status = vpx_codec_enc_config_default(iface, &config, 0)
         guard status == VPX_CODEC_OK else { throw VPXError(status, operation: .encoderInit, context: nil) }
-        Self.apply(settings, codec: codec, allowsFrameDropping: allowsFrameDropping, to: &config)
+        // libvpx sets up per-layer rate control only when an SVC encoder is opened with
+        // layers: opened with the most it will have, it is then set to the count asked for.
+        var opening = settings
+        opening.temporalLayers = max(settings.temporalLayers, settings.maximumTemporalLayers ?? 1)
+        let svc = codec == .vp9 && opening.temporalLayers > 1
+        if !svc { opening = settings }
+        Self.apply(opening, codec: codec, svc: svc, allowsFrameDropping: allowsFrameDropping, to: &config)
         self.config = config
         context = try withUnsafePointer(to: &config) { (pointer) throws(VPXError) -> VPXContext in
             try VPXContext(encoder: iface, config: pointer)
         }
+        usesSVC = svc
+        try applyControls()
+        if opening.temporalLayers != settings.temporalLayers {
+            Self.applyLayers(settings, svc: svc, allowsFrameDropping: allowsFrameDropping, to: &self.config)
+            try context.check(vpx_codec_enc_config_set(context.pointer, &self.config), .encoderInit)
+        }
+    }
+
+    /// Re-opens the VP9 encoder on libvpx's SVC path for `changed` (temporal layers): the
+    /// next frame is a keyframe, since the new context has no reference frames.
+    private func reopenWithSVC(_ changed: VideoEncoderSettings) throws(VPXError) {
+        var config = vpx_codec_enc_cfg_t()
+        let status = vpx_codec_enc_config_default(iface, &config, 0)
+        guard status == VPX_CODEC_OK else { throw VPXError(status, operation: .encoderInit, context: nil) }
+        Self.apply(changed, codec: codec, svc: true, allowsFrameDropping: allowsFrameDropping, to: &config)
+        let iface = iface
+        let reopened = try withUnsafePointer(to: &config) { (pointer) throws(VPXError) -> VPXContext in
+            try VPXContext(encoder: iface, config: pointer)
+        }
+        context = reopened
+        self.config = config
+        settings = changed
+        usesSVC = true
+        appliedIntraPercent = 0
+        lastBasePictureID = nil
         try applyControls()
     }
 
@@ -113,6 +156,9 @@ public final class VPXEncoder: VideoEncoder {
         guard settings.keyframeInterval >= 0 else { throw reject("keyframe interval \(settings.keyframeInterval) is negative") }
         guard (1...3).contains(settings.temporalLayers) else {
             throw reject("\(settings.temporalLayers) temporal layers is outside 1…3")
+        }
+        if let maximum = settings.maximumTemporalLayers, !(1...3).contains(maximum) {
+            throw reject("a maximum of \(maximum) temporal layers is outside 1…3")
         }
     }
 
@@ -148,9 +194,21 @@ public final class VPXEncoder: VideoEncoder {
     }()
 
     /// Sets libvpx's per-layer targets from `settings` (cumulative, in kbit/s).
-    private static func applyLayers(_ settings: VideoEncoderSettings, allowsFrameDropping: Bool,
+    ///
+    /// On VP9's SVC path (`svc`) libvpx reads the per-layer targets from `layer_target_bitrate`
+    /// and wants the layering described even for one layer, with the layer ids given per frame
+    /// (bypass mode).
+    private static func applyLayers(_ settings: VideoEncoderSettings, svc: Bool, allowsFrameDropping: Bool,
                                     to config: inout vpx_codec_enc_cfg_t) {
         let layers = settings.temporalLayers
+        if svc {
+            config.ss_number_layers = 1
+            config.temporal_layering_mode = Int32(VP9E_TEMPORAL_LAYERING_MODE_BYPASS.rawValue)
+            withUnsafeMutableBytes(of: &config.layer_target_bitrate) { raw in
+                let values = raw.bindMemory(to: UInt32.self)
+                for (index, bitrate) in settings.cumulativeLayerBitrates.enumerated() { values[index] = kilobits(bitrate) }
+            }
+        }
         if settings.rateControl == .realTime {
             // With temporal layers the encoder drops upper-layer frames itself (see
             // `excessBits`): libvpx's dropping judges each layer by its own buffer and so
@@ -159,7 +217,12 @@ public final class VPXEncoder: VideoEncoder {
         }
         guard layers > 1 else {
             config.ts_number_layers = 1
-            config.ts_periodicity = 0
+            config.ts_periodicity = svc ? 1 : 0
+            if svc {
+                withUnsafeMutableBytes(of: &config.ts_rate_decimator) { $0.bindMemory(to: UInt32.self)[0] = 1 }
+                withUnsafeMutableBytes(of: &config.ts_layer_id) { $0.bindMemory(to: UInt32.self)[0] = 0 }
+                withUnsafeMutableBytes(of: &config.ts_target_bitrate) { $0.bindMemory(to: UInt32.self)[0] = kilobits(settings.bitrate) }
+            }
             return
         }
         config.ts_number_layers = UInt32(layers)
@@ -184,7 +247,7 @@ public final class VPXEncoder: VideoEncoder {
         UInt32(clamping: max(1, (bitsPerSecond + 500) / 1000))
     }
 
-    private static func apply(_ settings: VideoEncoderSettings, codec: Codec, allowsFrameDropping: Bool,
+    private static func apply(_ settings: VideoEncoderSettings, codec: Codec, svc: Bool, allowsFrameDropping: Bool,
                               to config: inout vpx_codec_enc_cfg_t) {
         config.g_w = UInt32(settings.width)
         config.g_h = UInt32(settings.height)
@@ -213,7 +276,7 @@ public final class VPXEncoder: VideoEncoder {
             config.rc_end_usage = VPX_VBR
             config.rc_dropframe_thresh = 0
         }
-        applyLayers(settings, allowsFrameDropping: allowsFrameDropping, to: &config)
+        applyLayers(settings, svc: svc, allowsFrameDropping: allowsFrameDropping, to: &config)
         if settings.keyframeInterval > 0 {
             config.kf_mode = VPX_KF_AUTO
             config.kf_min_dist = 0
@@ -239,7 +302,29 @@ public final class VPXEncoder: VideoEncoder {
             try context.control(VP9E_SET_TILE_COLUMNS, tileColumns)
             try context.control(VP9E_SET_AQ_MODE, unsigned: 3)
             try context.control(VP9E_SET_NOISE_SENSITIVITY, unsigned: 0)
+            if usesSVC { try applySVCControls() }
         }
+    }
+
+    /// Turns on VP9's SVC path: one spatial layer at full size, every temporal layer with
+    /// the stream's quantizer range.
+    private func applySVCControls() throws(VPXError) {
+        try context.control(VP9E_SET_SVC, 1)
+        var parameters = vpx_svc_extra_cfg_t()
+        let (minimum, maximum) = (Int32(config.rc_min_quantizer), Int32(config.rc_max_quantizer))
+        withUnsafeMutableBytes(of: &parameters.max_quantizers) { raw in
+            for index in raw.bindMemory(to: Int32.self).indices { raw.bindMemory(to: Int32.self)[index] = maximum }
+        }
+        withUnsafeMutableBytes(of: &parameters.min_quantizers) { raw in
+            for index in raw.bindMemory(to: Int32.self).indices { raw.bindMemory(to: Int32.self)[index] = minimum }
+        }
+        withUnsafeMutableBytes(of: &parameters.scaling_factor_num) { raw in
+            for index in raw.bindMemory(to: Int32.self).indices { raw.bindMemory(to: Int32.self)[index] = 1 }
+        }
+        withUnsafeMutableBytes(of: &parameters.scaling_factor_den) { raw in
+            for index in raw.bindMemory(to: Int32.self).indices { raw.bindMemory(to: Int32.self)[index] = 1 }
+        }
+        try context.check(confer_vpx_set_svc_parameters(context.pointer, &parameters), .control)
     }
 
     /// Changes the target bitrate from the next frame on (the base layer keeps its share).
@@ -256,7 +341,7 @@ public final class VPXEncoder: VideoEncoder {
         changed.bitrate = bitsPerSecond
         changed.baseLayerShare = baseLayerShare
         config.rc_target_bitrate = Self.kilobits(bitsPerSecond)
-        Self.applyLayers(changed, allowsFrameDropping: allowsFrameDropping, to: &config)
+        Self.applyLayers(changed, svc: usesSVC, allowsFrameDropping: allowsFrameDropping, to: &config)
         try context.check(vpx_codec_enc_config_set(context.pointer, &config), .configure)
         settings = changed
         try applyIntraPercent()
@@ -266,19 +351,33 @@ public final class VPXEncoder: VideoEncoder {
     /// the new pattern with a base frame. Every frame so far refers only to frames before
     /// it, so no keyframe is needed: a host turns layers on when a receiver needs fewer and
     /// off when none does, since a layered stream costs more bits for the same picture.
+    ///
+    /// VP9 works the same once on libvpx's SVC path, which it takes when opened with layers
+    /// or with ``VideoEncoderSettings/maximumTemporalLayers`` above one: changes of layer count
+    /// (to one and back included) go through `vpx_codec_enc_config_set` with no keyframe
+    /// (tested against libvpx 1.12: the rate holds and a base-only decoder keeps decoding).
+    /// libvpx sets up its per-layer rate control only when an SVC encoder is opened with
+    /// more than one layer (turned on later, it misses the target tenfold), so a VP9 encoder
+    /// opened with one layer and no such maximum is re-opened on the SVC path the first time
+    /// layers turn on, which costs a keyframe.
     public func setTemporalLayers(_ layers: Int) throws(VPXError) {
         guard layers != settings.temporalLayers else { return }
-        guard (1...3).contains(layers), codec == .vp8 || layers == 1 else {
+        guard (1...3).contains(layers) else {
             throw VPXError(code: .invalidParameter, operation: .configure,
-                           detail: "\(layers) temporal layers: VP8 takes 1…3, VP9 one")
+                           detail: "\(layers) temporal layers is outside 1…3")
         }
         var changed = settings
         changed.temporalLayers = layers
-        Self.applyLayers(changed, allowsFrameDropping: allowsFrameDropping, to: &config)
-        try context.check(vpx_codec_enc_config_set(context.pointer, &config), .configure)
-        settings = changed
+        // The new pattern starts with a base frame, its excess measured afresh.
         patternIndex = 0
         excessBits = 0
+        if codec == .vp9 && !usesSVC {
+            try reopenWithSVC(changed)
+            return
+        }
+        Self.applyLayers(changed, svc: usesSVC, allowsFrameDropping: allowsFrameDropping, to: &config)
+        try context.check(vpx_codec_enc_config_set(context.pointer, &config), .configure)
+        settings = changed
     }
 
     /// Caps keyframes at about `bits` (nil: WebRTC's cap, half the optimal buffer), never
@@ -323,7 +422,7 @@ public final class VPXEncoder: VideoEncoder {
         if let lastPTS, pts <= lastPTS { pts = lastPTS + frameTicks }
         var flags: vpx_enc_frame_flags_t = keyframePending ? vpx_enc_frame_flags_t(VPX_EFLAG_FORCE_KF) : 0
         var layerFrame = LayerFrame(layer: 0, isSync: false, flags: 0)
-        if settings.temporalLayers > 1 {
+        if settings.temporalLayers > 1 || usesSVC {
             // A keyframe (asked for, or the first) starts the pattern again.
             if keyframePending || !hasWrittenFrame { patternIndex = 0 }
             let pattern = Self.pattern(layers: settings.temporalLayers)
@@ -339,7 +438,15 @@ public final class VPXEncoder: VideoEncoder {
                 return false
             }
             flags |= vpx_enc_frame_flags_t(UInt32(bitPattern: layerFrame.flags))
-            try context.control(VP8E_SET_TEMPORAL_LAYER_ID, Int32(layerFrame.layer))
+            if usesSVC {
+                // libvpx 1.12 reads the per-spatial-layer id; the older field is set as well.
+                var id = vpx_svc_layer_id_t()
+                id.temporal_layer_id = Int32(layerFrame.layer)
+                id.temporal_layer_id_per_spatial.0 = Int32(layerFrame.layer)
+                try context.check(confer_vpx_set_svc_layer_id(context.pointer, &id), .control)
+            } else {
+                try context.control(VP8E_SET_TEMPORAL_LAYER_ID, Int32(layerFrame.layer))
+            }
         }
         let status = frame.withPlanes { y, u, v in
             // Wrap, then point at the frame's own planes: libvpx reads them in place (no copy).
@@ -416,9 +523,13 @@ public final class VPXEncoder: VideoEncoder {
             output.vp8 = info
             output.vp9 = nil
         default:
-            output.vp9 = VP9FrameInfo(pictureID: pictureID, interPicturePredicted: !isKeyframe,
-                                      tl0PictureIndex: tl0PictureIndex)
+            // On the SVC path every frame refers to the last base frame only (the pattern's flags).
+            let distance = usesSVC && !isKeyframe ? lastBasePictureID.map { (pictureID &- $0) & 0x7FFF } : nil
+            output.vp9 = VP9FrameInfo(pictureID: pictureID, temporalLayer: layer.layer, switchingUpPoint: layer.isSync,
+                                      interPicturePredicted: !isKeyframe, tl0PictureIndex: tl0PictureIndex,
+                                      referenceDistance: distance.map { UInt8(clamping: min(max($0, 1), 127)) })
             output.vp8 = nil
+            if layer.layer == 0 { lastBasePictureID = pictureID }
         }
         pictureID = (pictureID &+ 1) & 0x7FFF
     }

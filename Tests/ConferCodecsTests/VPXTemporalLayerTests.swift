@@ -93,7 +93,7 @@ import Testing
             _ = try VPXEncoder(codec: .vp8, settings: VideoEncoderSettings(width: 64, height: 64, temporalLayers: 4))
         }
         #expect(throws: VPXError.self) {
-            _ = try VPXEncoder(codec: .vp9, settings: VideoEncoderSettings(width: 64, height: 64, temporalLayers: 2))
+            _ = try VPXEncoder(codec: .vp9, settings: VideoEncoderSettings(width: 64, height: 64, temporalLayers: 4))
         }
         let encoder = try VPXEncoder(codec: .vp8, settings: VideoEncoderSettings(width: 64, height: 64))
         #expect(throws: VPXError.self) { try encoder.setTemporalLayers(0) }

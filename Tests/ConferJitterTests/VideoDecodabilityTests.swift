@@ -11,16 +11,16 @@ struct VideoBufferDriver {
     var keyframeRequests: [KeyframeRequest] = []
     var nacks: [[UInt16]] = []
 
-    init(nack: Bool = false) throws {
+    init(nack: Bool = false, codec: Codec = .vp8) throws {
         var configuration = VideoJitterBufferConfiguration()
         configuration.nackEnabled = nack
-        buffer = try VideoJitterBuffer(codec: .vp8, configuration: configuration)
+        buffer = try VideoJitterBuffer(codec: codec, configuration: configuration)
     }
 
     mutating func record(_ actions: [VideoJitterBufferAction]) {
         for action in actions {
             switch action {
-            case .deliver(let frame, _): delivered.append(frame.vp8!.pictureID)
+            case .deliver(let frame, _): delivered.append(frame.vp8?.pictureID ?? frame.vp9!.pictureID)
             case .frameDropped(let reason): dropped.append(reason)
             case .requestKeyframe(let request): keyframeRequests.append(request)
             case .sendNACK(let numbers): nacks.append(numbers)

@@ -195,3 +195,32 @@ extension LayerForwarderTests {
         #expect(forwarder.framesDropped == 0 && forwarder.packetsDropped == 0)
     }
 }
+
+extension LayerForwarderTests {
+    /// VP9 in flexible mode: frames left out still leave gaps in the sequence numbers of
+    /// none, but picture ids go out as they are (P_DIFFs name them), retransmissions too.
+    @Test func flexibleModeKeepsPictureIDsAndRenumbersPackets() throws {
+        var forwarder = LayerForwarder(layer: 2, shiftsPictureIDs: false)
+        var stream = Stream(sequenceNumber: 65_534)
+        var pictureID: UInt16 = 0x7FFE
+        var received: [(number: UInt16, original: UInt16, pictureID: UInt16)] = []
+        for index in 0..<16 {
+            if index == 1 { forwarder.targetLayer = 0 }
+            let frame = stream.next(into: &forwarder, keyframe: index == 0)
+            for (forwarded, original) in zip(frame.forwarded, frame.originals) {
+                guard let forwarded else { continue }
+                received.append((forwarded, original, LayerForwarder.shifted(pictureID, by: forwarder.pictureIDShift)))
+            }
+            pictureID = (pictureID + 1) & 0x7FFF
+        }
+        // Frames 0, 4, 8, 12: the base layer, two packets each, numbered without a gap.
+        #expect(received.count == 8)
+        for (previous, next) in zip(received, received.dropFirst()) { #expect(next.number == previous.number &+ 1) }
+        #expect(received.map(\.pictureID) == [0x7FFE, 0x7FFE, 2, 2, 6, 6, 10, 10])
+        #expect(forwarder.pictureIDShift == 0 && forwarder.framesDropped == 12)
+        for packet in received {
+            let remembered = try #require(forwarder.originalAndShift(ofForwarded: packet.number))
+            #expect(remembered.original == packet.original && remembered.pictureIDShift == 0)
+        }
+    }
+}

@@ -29,7 +29,7 @@ import ConferCongestion
 /// (``HostPipelineConfiguration/simulcast``, on by default; ``SimulcastAllocator`` decides
 /// who): at the weakest of their rates and the size that rate affords, on the same SSRC and
 /// timestamps, each participant's ``LayerForwarder`` switching it between the encodes at a
-/// keyframe with its numbers unbroken. With temporal layers instead (VP8,
+/// keyframe with its numbers unbroken. With temporal layers instead (VP8 or VP9,
 /// ``HostPipelineConfiguration/temporalLayers``, one by default), a minority of weak
 /// participants get only the lower layers (7.5 or 15 fps, renumbered so the left-out frames
 /// are not loss), and the bitrate follows the rest (``TemporalLayerAllocator``); a reduced

@@ -58,7 +58,7 @@ public struct HostPipelineConfiguration: Sendable {
     /// sends anyway changes nothing). The participant's encoder then picks the size and
     /// frame rate that bitrate affords, so uplinks and the host's decoding follow the layout.
     public var requestsSlotBitrates: Bool
-    /// Temporal layers in the composite (1…3; VP8 only, other codecs encode one). With
+    /// Temporal layers in the composite (1…3; VP8 or VP9, H.264 encodes one). With
     /// more than one, the host forwards each participant the layers its estimate carries
     /// (``TemporalLayerAllocator``): a participant on a weak link gets half or a quarter
     /// of the frame rate instead of setting everyone's bitrate. One by default: on a link
@@ -99,8 +99,9 @@ public struct HostPipelineConfiguration: Sendable {
     /// the video, audio and probes never held. Off here, on in every meeting's host (see
     /// ``SendPipelineConfiguration/paces``).
     public var paces: Bool
-    /// The temporal layers the composite is encoded with: ``temporalLayers`` for VP8, else one.
-    public var effectiveTemporalLayers: Int { codec == .vp8 ? min(max(temporalLayers, 1), 3) : 1 }
+    /// The temporal layers the composite is encoded with: ``temporalLayers`` for VP8 and VP9
+    /// (VP9's go out in flexible mode, see ``RTPPayloader``), one for H.264.
+    public var effectiveTemporalLayers: Int { codec == .vp8 || codec == .vp9 ? min(max(temporalLayers, 1), 3) : 1 }
     /// How long between sender reports to each participant.
     public var reportInterval: TimeDelta
     /// The CNAME in the host's SDES.

@@ -96,7 +96,10 @@ final class HostPipelineDownlink {
         audioMaximumPayloadSize = transport.maximumRTPSize - audioPacketizer.headerSize
         reportInterval = host.reportInterval
         retransmissions = HostPipelineRetransmissionThrottle(capacity: host.historyCapacity)
-        layers = LayerForwarder(layer: UInt8(host.effectiveTemporalLayers - 1), history: host.historyCapacity)
+        // VP9 layers go out in flexible mode, where P_DIFFs name references by picture id
+        // and a gap in the ids is not loss: shifting the ids would break the references.
+        layers = LayerForwarder(layer: UInt8(host.effectiveTemporalLayers - 1), history: host.historyCapacity,
+                                shiftsPictureIDs: !(host.codec == .vp9 && host.effectiveTemporalLayers > 1))
     }
 
     /// The audio stream's SSRC.
@@ -107,7 +110,8 @@ final class HostPipelineDownlink {
 
     /// Sends a composite packet (plaintext, written once for everyone), stamped for this
     /// participant and renumbered, unless its frame's layer is one this participant does
-    /// not get; the VP8 picture id at `pictureIDOffset`, if any, is shifted to match.
+    /// not get; the picture id at `pictureIDOffset`, if any, is shifted to match (by nothing
+    /// for VP9 in flexible mode, whose forwarder keeps the ids).
     func sendVideo(_ packet: UnsafeRawBufferPointer, headerSize: Int, transportSequenceOffset: Int?, pictureIDOffset: Int?,
                    at now: Timestamp) {
         guard packet.count >= 4 else { return }

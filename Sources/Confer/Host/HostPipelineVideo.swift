@@ -92,7 +92,7 @@ final class HostPipelineVideo {
             settings: VideoEncoderSettings(
                 width: configuration.width, height: configuration.height, frameRate: configuration.frameRate,
                 bitrate: encoderBitrate, threads: configuration.threads, speed: speed, errorResilient: true,
-                keyframeInterval: 0),
+                keyframeInterval: 0, maximumTemporalLayers: configuration.effectiveTemporalLayers),
             allowsFrameDropping: configuration.allowsFrameDropping, adaptsResolution: configuration.adaptsResolution)
         packetizer = try RTPPacketizer(
             stream: configuration.codec, ssrc: configuration.videoSSRC, payloadType: configuration.videoPayloadType,
@@ -171,8 +171,8 @@ final class HostPipelineVideo {
             encoded.timestamp = frameTime
             compositeHandler(encoded)
         }
-        let layer = encoded.vp8?.temporalLayer ?? 0
-        let isSwitchingPoint = encoded.vp8?.layerSync ?? false
+        let layer = encoded.vp8?.temporalLayer ?? encoded.vp9?.temporalLayer ?? 0
+        let isSwitchingPoint = encoded.vp8?.layerSync ?? encoded.vp9?.switchingUpPoint ?? false
         layerRates.record(layer: layer, bytes: encoded.data.count, at: now)
         for participant in participants {
             participant.downlink.layers.beginFrame(layer: layer, isSwitchingPoint: isSwitchingPoint, isKeyframe: encoded.isKeyframe)

@@ -18,7 +18,7 @@ public struct MeetingMediaOptions: Sendable {
     /// The host: whether members on weak links get a second, smaller encode of the
     /// composite (``HostPipelineConfiguration/simulcast``).
     public var simulcast = true
-    /// The host: temporal layers in the composite, 1…3, VP8 (``HostPipelineConfiguration/temporalLayers``).
+    /// The host: temporal layers in the composite, 1…3, VP8 or VP9 (``HostPipelineConfiguration/temporalLayers``).
     public var temporalLayers = 1
     /// The host: where to write the composite as encoded (.ivf for VP8/VP9, .h264).
     public var compositeOutput: String?

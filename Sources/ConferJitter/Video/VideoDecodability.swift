@@ -13,7 +13,8 @@ import ConferMedia
 /// - temporal layers (TL0PICIDX + TID): a base-layer frame needs the previous base-layer
 ///   frame; a frame of layer k needs its base-layer frame and, unless it is a layer sync
 ///   frame, that no frame of layers 1…k was lost since;
-/// - VP9 flexible mode: every picture its P_DIFFs name was delivered.
+/// - VP9 flexible mode: every picture its P_DIFFs name was delivered (so a lost upper-layer
+///   frame costs only the frames that name it, as with TL0PICIDX).
 struct VideoDecodability: Sendable {
     private(set) var needsKeyframe = true
     private(set) var hasDelivered = false
@@ -122,6 +123,9 @@ struct VideoDecodability: Sendable {
         if d.isNonReference { return }
         if d.dependency == .temporal && d.temporalLayer > 0 {
             brokenLayer = min(brokenLayer, d.temporalLayer)
+        } else if d.dependency == .flexible && d.temporalLayer > 0 {
+            // No lower layer refers to it, and a frame that does names it in its P_DIFFs
+            // and is judged by them: no keyframe is needed.
         } else {
             needsKeyframe = true
         }

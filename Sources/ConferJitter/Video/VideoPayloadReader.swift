@@ -139,6 +139,8 @@ enum VideoPayloadReader: Sendable {
                 if d.isFlexibleMode {
                     description.dependency = .flexible
                     description.referenceDiffs = d.referenceDiffs
+                    description.temporalLayer = d.layer?.temporalLayer ?? 0
+                    description.layerSync = d.layer?.switchingUpPoint ?? false
                 } else if let tl0 = d.tl0PictureIndex, let layer = d.layer {
                     description.dependency = .temporal
                     description.tl0Index = tl0

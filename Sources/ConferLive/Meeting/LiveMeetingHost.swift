@@ -15,7 +15,7 @@ public struct LiveMeetingHostConfiguration: Sendable {
     public var maximumBitrate = 1_200_000
     /// Whether members on weak links get a second, smaller encode (``HostPipelineConfiguration/simulcast``).
     public var simulcast = true
-    /// Temporal layers in the composite, 1…3, VP8 (``HostPipelineConfiguration/temporalLayers``).
+    /// Temporal layers in the composite, 1…3, VP8 or VP9 (``HostPipelineConfiguration/temporalLayers``).
     public var temporalLayers = 1
     /// The address to bind (loopback by default).
     public var bindHost = "127.0.0.1"

@@ -56,10 +56,16 @@ public struct VP9FrameInfo: Hashable, Sendable, Codable {
     public var interPicturePredicted: Bool
     /// TL0PICIDX for non-flexible mode.
     public var tl0PictureIndex: UInt8
+    /// How many pictures back the one picture this frame predicts from is (P_DIFF in flexible
+    /// mode): known when the encoder pins the references, as with temporal layers; nil when
+    /// unknown or the frame predicts from nothing.
+    public var referenceDistance: UInt8?
 
     /// Info for one VP9 frame.
     public init(pictureID: UInt16, spatialLayer: UInt8 = 0, temporalLayer: UInt8 = 0,
-                switchingUpPoint: Bool = false, interPicturePredicted: Bool, tl0PictureIndex: UInt8 = 0) {
+                switchingUpPoint: Bool = false, interPicturePredicted: Bool, tl0PictureIndex: UInt8 = 0,
+                referenceDistance: UInt8? = nil) {
+        self.referenceDistance = referenceDistance
         self.pictureID = pictureID
         self.spatialLayer = spatialLayer
         self.temporalLayer = temporalLayer

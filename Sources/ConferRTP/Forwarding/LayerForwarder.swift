@@ -6,7 +6,9 @@
 /// not loss to the receiver (no NACK, no gap in its reports), and the receiver's NACKs are
 /// mapped back to the stream and number each packet had. Picture ids are shifted the same
 /// way (``pictureIDShift``), as mediasoup and LiveKit do, so that a receiver that tracks
-/// them (libwebrtc, FFmpeg) sees no missing picture either.
+/// them (libwebrtc, FFmpeg) sees no missing picture either, unless ``shiftsPictureIDs`` is
+/// off: VP9 in flexible mode names each frame's references as picture id differences
+/// (P_DIFF), which a shift would break, and there a gap in picture ids is not loss.
 ///
 /// Switching layers down happens at the next frame. Switching up goes one layer at a time,
 /// at a frame of the next layer marked as a switching point (VP8's Y bit, VP9's U bit), or
@@ -36,8 +38,11 @@ public struct LayerForwarder: Sendable {
     public private(set) var forwardsFrame = true
     /// Stream sequence number minus forwarded one: the packets left out so far.
     private var offset: UInt16 = 0
-    /// Stream picture id minus forwarded one (15 bits): the frames left out so far.
+    /// Stream picture id minus forwarded one (15 bits): the frames left out so far; always 0
+    /// unless ``shiftsPictureIDs``.
     public private(set) var pictureIDShift: UInt16 = 0
+    /// Whether picture ids are shifted to hide left-out frames (off for VP9 flexible mode).
+    public let shiftsPictureIDs: Bool
     /// The stream's number of each recently forwarded packet, by forwarded number.
     private var originals: [Entry]
     private let mask: Int
@@ -58,8 +63,10 @@ public struct LayerForwarder: Sendable {
     }
 
     /// A forwarder starting at `layer`, remembering the numbers of the last `history`
-    /// packets (rounded up to a power of two) for NACKs.
-    public init(layer: UInt8 = .max, history: Int = 1024) {
+    /// packets (rounded up to a power of two) for NACKs, shifting picture ids over left-out
+    /// frames when `shiftsPictureIDs`.
+    public init(layer: UInt8 = .max, history: Int = 1024, shiftsPictureIDs: Bool = true) {
+        self.shiftsPictureIDs = shiftsPictureIDs
         targetLayer = layer
         currentLayer = layer
         var size = 1
@@ -102,7 +109,7 @@ public struct LayerForwarder: Sendable {
         forwardsFrame = layer <= currentLayer || isKeyframe
         if !forwardsFrame {
             framesDropped += 1
-            pictureIDShift = (pictureIDShift &+ 1) & 0x7FFF
+            if shiftsPictureIDs { pictureIDShift = (pictureIDShift &+ 1) & 0x7FFF }
         }
         return forwardsFrame
     }
@@ -120,7 +127,9 @@ public struct LayerForwarder: Sendable {
             // The new stream's numbers and picture ids continue the receiver's.
             rebases = false
             offset = lastForwarded.map { sequenceNumber &- ($0 &+ 1) } ?? 0
-            if let pictureID, let lastPictureID { pictureIDShift = (pictureID &- (lastPictureID &+ 1)) & 0x7FFF }
+            if shiftsPictureIDs, let pictureID, let lastPictureID {
+                pictureIDShift = (pictureID &- (lastPictureID &+ 1)) & 0x7FFF
+            }
         }
         let forwarded = sequenceNumber &- offset
         lastForwarded = forwarded

@@ -33,7 +33,7 @@ public struct RTPPacketizer {
 
     /// A packetizer for `codec` with the stream's identity and first numbers, and the
     /// one-byte header extension ids (1…14) to leave room for, if any; VP8 descriptors
-    /// carry TL0PICIDX, TID and Y when `writesTemporalLayers`.
+    /// carry TL0PICIDX, TID and Y when `writesTemporalLayers` (VP9: flexible mode, see ``RTPPayloader``).
     ///
     /// - Throws: ``RTPError/fieldOutOfRange(_:)`` for a payload type above 127,
     ///   ``RTPError/invalidExtensionID(_:)`` for an id outside 1…14 or used twice.

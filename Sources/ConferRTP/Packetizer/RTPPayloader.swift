@@ -19,7 +19,8 @@ public enum RTPPayloader {
 
     /// The payloader for `codec`; Opus marks the first packet of a talkspurt when
     /// `marksTalkspurts` (RFC 3551 §4.1); VP8 writes TL0PICIDX, TID and Y when
-    /// `writesTemporalLayers` (a stream with temporal layers, RFC 7741 §4.2).
+    /// `writesTemporalLayers` (a stream with temporal layers, RFC 7741 §4.2), and VP9 then
+    /// writes flexible mode with layer indices and P_DIFFs (RFC 9628 §4.2).
     public init(codec: Codec, marksTalkspurts: Bool = false, writesTemporalLayers: Bool = false) {
         switch codec {
         case .vp8: self = .vp8(VP8Payloader(includesTemporalLayerInfo: writesTemporalLayers))
@@ -28,7 +29,12 @@ public enum RTPPayloader {
         // layer byte of an older draft with no TL0PICIDX after it, so with L = 1 it takes
         // TL0PICIDX for the scalability structure and the payload is off by one byte; without
         // it, FFmpeg and GStreamer both read the stream.
-        case .vp9: self = .vp9(VP9Payloader(includesLayerIndices: false))
+        // With temporal layers, flexible mode (as libwebrtc sends VP9 SVC): its P_DIFFs let a
+        // receiver forwarded only some layers decide each frame decodable across the gaps in
+        // picture ids. GStreamer reads it; FFmpeg 5.1 does not (it reads the P_DIFF byte as
+        // picture data), as it misreads every RFC 9628 layout that carries layer indices.
+        case .vp9: self = .vp9(writesTemporalLayers ? VP9Payloader(includesLayerIndices: true, isFlexibleMode: true)
+                                                    : VP9Payloader(includesLayerIndices: false))
         case .h264: self = .h264(H264Payloader())
         case .opus: self = .opus(OpusPayloader(marksTalkspurts: marksTalkspurts))
         }

@@ -6,7 +6,8 @@ public import ConferMedia
 /// A frame runs from the payload with B set to the one with E set (or the marker): one
 /// layer frame, which for a stream without spatial layers is the whole picture. On the
 /// first payload it fills ``EncodedFrame/vp9``, the keyframe flag (P clear on spatial
-/// layer 0) and, from a scalability structure, the picture size.
+/// layer 0) and, from a scalability structure, the picture size. Of a flexible-mode frame's
+/// P_DIFFs, ``VP9FrameInfo/referenceDistance`` keeps the first.
 public struct VP9Depacketizer: Depacketizer, Sendable {
     /// What ``parse(_:)`` returns: a ``VP9PayloadDescriptor``.
     public typealias Descriptor = VP9PayloadDescriptor
@@ -41,7 +42,8 @@ public struct VP9Depacketizer: Depacketizer, Sendable {
             frame.vp9 = VP9FrameInfo(
                 pictureID: d.pictureID ?? 0, spatialLayer: d.layer?.spatialLayer ?? 0,
                 temporalLayer: d.layer?.temporalLayer ?? 0, switchingUpPoint: d.layer?.switchingUpPoint ?? false,
-                interPicturePredicted: d.isInterPicturePredicted, tl0PictureIndex: d.tl0PictureIndex ?? 0)
+                interPicturePredicted: d.isInterPicturePredicted, tl0PictureIndex: d.tl0PictureIndex ?? 0,
+                referenceDistance: d.referenceDiffs.first)
             if let offset = d.scalabilityStructureOffset,
                let size = VP9ScalabilityStructure.resolution(in: payload, at: offset, layer: Int(d.layer?.spatialLayer ?? 0)) {
                 frame.width = Int(size.width)

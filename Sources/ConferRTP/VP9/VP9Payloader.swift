@@ -1,11 +1,17 @@
 public import ConferMedia
 
-/// Splits VP9 frames into RTP payloads in non-flexible mode (RFC 9628 §4.2).
+/// Splits VP9 frames into RTP payloads in non-flexible or flexible mode (RFC 9628 §4.2).
 ///
 /// Every payload carries the picture id and, unless turned off, the layer indices and
-/// TL0PICIDX from ``VP9FrameInfo``. B is set on the first payload, E and the marker on
-/// the last. The first payload of a keyframe also carries the scalability structure with
-/// the frame's width and height and the configured picture group. Payload sizes are
+/// TL0PICIDX from ``VP9FrameInfo``. In flexible mode (``isFlexibleMode``, for temporal
+/// layers) the layer indices come without TL0PICIDX and every inter frame names the picture
+/// it predicts from as a P_DIFF (``VP9FrameInfo/referenceDistance``), as libwebrtc sends VP9
+/// SVC: a receiver forwarded only some layers then sees gaps in the picture ids that are not
+/// loss. (GStreamer reads it; FFmpeg 5.1's demuxer, which follows an older draft, takes the
+/// P_DIFF byte for picture data: see `VP9LayeredStreamInteropTests`.) B is set on the first
+/// payload, E and the marker on the last. The first payload of a keyframe also carries the
+/// scalability structure with the frame's width and height and the configured picture group
+/// (none in flexible mode). Payload sizes are
 /// balanced as libwebrtc balances them: whole payloads (descriptor included) differ by at
 /// most one byte, the first giving up room for its larger descriptor.
 public struct VP9Payloader: Payloader, Sendable {
@@ -16,6 +22,11 @@ public struct VP9Payloader: Payloader, Sendable {
     public var pictureIDLength: PictureIDLength
     /// Whether to write the layer indices and TL0PICIDX (L bit).
     public var includesLayerIndices: Bool
+    /// Whether to write flexible mode (F bit): references as P_DIFFs, no TL0PICIDX, and no
+    /// picture group in the scalability structure (the references say it frame by frame).
+    public var isFlexibleMode: Bool {
+        didSet { structure = nil }
+    }
     /// The picture group written in the scalability structure on keyframes (nil: G bit clear).
     /// The default is libwebrtc's for a single temporal layer: one picture referencing the one before it.
     public var pictureGroup: [VP9ScalabilityStructure.PictureGroupEntry]? {
@@ -28,11 +39,13 @@ public struct VP9Payloader: Payloader, Sendable {
 
     /// A payloader writing the given optional descriptor fields.
     public init(pictureIDLength: PictureIDLength = .fifteenBits, includesLayerIndices: Bool = true,
+                isFlexibleMode: Bool = false,
                 pictureGroup: [VP9ScalabilityStructure.PictureGroupEntry]? = [
                     .init(temporalLayer: 0, switchingUpPoint: false, referenceDiffs: [1]),
                 ]) {
         self.pictureIDLength = pictureIDLength
         self.includesLayerIndices = includesLayerIndices
+        self.isFlexibleMode = isFlexibleMode
         self.pictureGroup = pictureGroup
     }
 
@@ -41,7 +54,8 @@ public struct VP9Payloader: Payloader, Sendable {
         let resolution = VP9ScalabilityStructure.Resolution(width: UInt16(clamping: frame.width),
                                                             height: UInt16(clamping: frame.height))
         if let structure, structure.resolutions?.first == resolution { return structure }
-        let made = VP9ScalabilityStructure(spatialLayerCount: 1, resolutions: [resolution], pictureGroup: pictureGroup)
+        let made = VP9ScalabilityStructure(spatialLayerCount: 1, resolutions: [resolution],
+                                           pictureGroup: isFlexibleMode ? nil : pictureGroup)
         structure = made
         return made
     }
@@ -52,15 +66,20 @@ public struct VP9Payloader: Payloader, Sendable {
         let predicted = info?.interPicturePredicted ?? !frame.isKeyframe
         let keyframe = frame.isKeyframe && (info?.spatialLayer ?? 0) == 0
         let idMask: UInt16 = pictureIDLength == .sevenBits ? 0x7F : 0x7FFF
+        var references = VP9ReferenceDiffs()
+        // Flexible mode with P set needs at least one P_DIFF; unknown, it is the picture before.
+        if isFlexibleMode && predicted { references.append(info?.referenceDistance ?? 1) }
         return VP9PayloadDescriptor(
             pictureID: pictureIDLength == .none ? nil : info.map { $0.pictureID & idMask },
             pictureIDLength: pictureIDLength,
             isInterPicturePredicted: predicted,
+            isFlexibleMode: isFlexibleMode,
             startsFrame: true, endsFrame: false,
             layer: includesLayerIndices ? VP9LayerIndices(
                 temporalLayer: info?.temporalLayer ?? 0, switchingUpPoint: info?.switchingUpPoint ?? false,
                 spatialLayer: info?.spatialLayer ?? 0) : nil,
-            tl0PictureIndex: includesLayerIndices ? info?.tl0PictureIndex ?? 0 : nil,
+            tl0PictureIndex: includesLayerIndices && !isFlexibleMode ? info?.tl0PictureIndex ?? 0 : nil,
+            referenceDiffs: references,
             scalabilityStructure: keyframe ? scalabilityStructure(for: frame) : nil)
     }
 

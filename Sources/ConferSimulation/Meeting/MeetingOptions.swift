@@ -36,7 +36,7 @@ public struct MeetingOptions: Sendable {
     public var cameraBitrate: Int
     /// The most the composite may use, in bit/s.
     public var compositeBitrate: Int
-    /// Temporal layers in the composite (1…3, VP8; see ``HostPipelineConfiguration/temporalLayers``).
+    /// Temporal layers in the composite (1…3, VP8 or VP9; see ``HostPipelineConfiguration/temporalLayers``).
     public var temporalLayers = 1
     /// Whether the host encodes the composite a second time, smaller, for members whose links
     /// cannot carry it (see ``HostPipelineConfiguration/simulcast``).

@@ -1,0 +1,127 @@
+import ConferCodecs
+import ConferMedia
+import Testing
+
+/// VP9 with temporal layers on libvpx's SVC path: the pattern, the switching points and
+/// P_DIFF distances the RTP descriptor needs, that each lower set of layers decodes on its
+/// own with the VP9 decoder, and what a change of layer count costs.
+@Suite struct VP9TemporalLayerTests {
+    /// Encodes `count` frames with `layers` layers (nil where the encoder skipped one),
+    /// turning the layer count to `switches[index]` before frame `index`.
+    static func encode(layers: Int, count: Int, bitrate: Int = 600_000, dropping: Bool = false,
+                       switches: [Int: Int] = [:], noise: Int = 4, maximum: Int? = nil) throws -> [EncodedFrame?] {
+        let video = VPXTestVideo(width: 320, height: 240, noise: noise, seed: 11)
+        let settings = VideoEncoderSettings(width: 320, height: 240, bitrate: bitrate, temporalLayers: layers,
+                                            maximumTemporalLayers: maximum)
+        let encoder = try VPXEncoder(codec: .vp9, settings: settings, allowsFrameDropping: dropping)
+        var frames: [EncodedFrame?] = []
+        for index in 0..<count {
+            if let layers = switches[index] { try encoder.setTemporalLayers(layers) }
+            var output = EncodedFrame(codec: .vp9)
+            frames.append(try encoder.encode(video.frame(index), into: &output) ? output : nil)
+        }
+        return frames
+    }
+
+    /// Decodes the frames of layer `maximumLayer` and below with a fresh VP9 decoder; every
+    /// one must decode to a picture (a reference into a left-out layer would fail or corrupt).
+    static func decodeLayers(upTo maximumLayer: UInt8, of frames: [EncodedFrame?]) throws -> (decoded: Int, psnr: Double) {
+        let video = VPXTestVideo(width: 320, height: 240, noise: 4, seed: 11)
+        let decoder = try VPXDecoder(codec: .vp9)
+        var decoded = 0
+        var total = 0.0
+        for (index, frame) in frames.enumerated() {
+            guard let frame, let info = frame.vp9, info.temporalLayer <= maximumLayer else { continue }
+            let picture = try #require(try decoder.decode(frame))
+            decoded += 1
+            total += lumaPSNR(video.frame(index), picture)
+        }
+        return (decoded, total / Double(max(decoded, 1)))
+    }
+
+    @Test func threeLayersFollowTheZeroTwoOneTwoPattern() throws {
+        let frames = try Self.encode(layers: 3, count: 12)
+        let infos = try frames.map { try #require($0?.vp9) }
+        #expect(infos.map(\.temporalLayer) == [0, 2, 1, 2, 0, 2, 1, 2, 0, 2, 1, 2])
+        #expect(infos.allSatisfy { $0.switchingUpPoint == ($0.temporalLayer > 0) })
+        #expect(infos.map(\.pictureID) == Array(0..<12))
+        // Every frame refers to the last base frame: P_DIFF 1, 2, 3 after it, 4 for the next base.
+        #expect(infos.map(\.referenceDistance) == [nil, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3])
+        #expect(frames[0]?.isKeyframe == true && frames.dropFirst().allSatisfy { $0?.isKeyframe == false })
+    }
+
+    @Test func eachSetOfLowerLayersDecodesOnItsOwn() throws {
+        let frames = try Self.encode(layers: 3, count: 60)
+        let all = try Self.decodeLayers(upTo: 2, of: frames)
+        let half = try Self.decodeLayers(upTo: 1, of: frames)
+        let base = try Self.decodeLayers(upTo: 0, of: frames)
+        #expect(all.decoded == 60 && half.decoded == 30 && base.decoded == 15)
+        #expect(base.psnr >= 30 && half.psnr >= 30 && all.psnr >= 30, "\(base.psnr) \(half.psnr) \(all.psnr)")
+    }
+
+    @Test func twoLayersAlternate() throws {
+        let frames = try Self.encode(layers: 2, count: 8)
+        #expect(frames.map { $0?.vp9?.temporalLayer } == [0, 1, 0, 1, 0, 1, 0, 1])
+        #expect(try Self.decodeLayers(upTo: 0, of: frames).decoded == 4)
+    }
+
+    /// The layered stream holds its bitrate (libvpx's per-layer rate control is set up).
+    @Test func layeredStreamHoldsItsBitrate() throws {
+        let frames = try Self.encode(layers: 3, count: 90, bitrate: 400_000)
+        let bits = frames.dropFirst(30).compactMap { $0?.data.count }.reduce(0, +) * 8
+        let rate = Double(bits) / 2    // 60 frames at 30 fps
+        #expect(rate < 400_000 * 1.3 && rate > 400_000 * 0.5, "\(rate) bit/s for a 400 kbit/s target")
+    }
+
+    /// Opened with one layer, VP9 is re-opened on the SVC path when layers turn on, which
+    /// costs one keyframe; from then on, off and on again cost none. A base-only decoder
+    /// keeps up throughout, and the rate holds after the re-opening.
+    @Test func turningLayersOnCostsOneKeyframeThenNone() throws {
+        let frames = try Self.encode(layers: 1, count: 40, bitrate: 400_000, switches: [8: 3, 16: 1, 24: 3])
+        let layers = frames.map { $0?.vp9?.temporalLayer }
+        #expect(layers[0..<8].allSatisfy { $0 == 0 })
+        #expect(Array(layers[8..<16]) == [0, 2, 1, 2, 0, 2, 1, 2])
+        #expect(layers[16..<24].allSatisfy { $0 == 0 })
+        #expect(Array(layers[24..<32]) == [0, 2, 1, 2, 0, 2, 1, 2])
+        #expect(frames.indices.filter { frames[$0]?.isKeyframe == true } == [0, 8])
+        let base = try Self.decodeLayers(upTo: 0, of: frames)
+        #expect(base.decoded == 8 + 2 + 8 + 4 && base.psnr >= 30)
+        let bits = frames[24...].compactMap { $0?.data.count }.reduce(0, +) * 8
+        #expect(Double(bits) / (16.0 / 30) < 400_000 * 1.5, "\(bits) bits in 16 frames")
+    }
+
+    /// Told the most layers it will get, an encoder opened with one is on the SVC path from
+    /// the start: turning layers on and off costs no keyframe, every frame names the frame
+    /// it refers to, and the rate holds.
+    @Test func aMaximumLetsLayersTurnOnWithoutAKeyframe() throws {
+        let frames = try Self.encode(layers: 1, count: 60, bitrate: 400_000, switches: [8: 3, 16: 1, 24: 3], maximum: 3)
+        let layers = frames.map { $0?.vp9?.temporalLayer }
+        #expect(layers[0..<8].allSatisfy { $0 == 0 } && layers[16..<24].allSatisfy { $0 == 0 })
+        #expect(Array(layers[8..<16]) == [0, 2, 1, 2, 0, 2, 1, 2])
+        #expect(frames.indices.filter { frames[$0]?.isKeyframe == true } == [0])
+        // One layer on this path refers to the frame before, and says so.
+        #expect(frames[1..<8].allSatisfy { $0?.vp9?.referenceDistance == 1 })
+        let base = try Self.decodeLayers(upTo: 0, of: frames)
+        #expect(base.decoded == 8 + 2 + 8 + 9 && base.psnr >= 30)
+        let bits = frames[0..<8].compactMap { $0?.data.count }.reduce(0, +) * 8
+        #expect(Double(bits) / (8.0 / 30) < 400_000 * 2.5, "\(bits) bits in the first 8 frames (keyframe included)")
+        let later = frames[30...].compactMap { $0?.data.count }.reduce(0, +) * 8
+        #expect(Double(later) / 1.0 < 400_000 * 1.3, "\(later) bits in the last second")
+    }
+
+    /// Far below what the picture needs, the encoder skips upper-layer frames, never base ones.
+    @Test func droppingSparesTheBaseLayer() throws {
+        let frames = try Self.encode(layers: 3, count: 90, bitrate: 60_000, dropping: true, noise: 20)
+        let dropped = frames.enumerated().filter { $0.element == nil }.map(\.offset)
+        #expect(dropped.count >= 10, "only \(dropped.count) frames dropped at 60 kbit/s")
+        #expect(dropped.allSatisfy { $0 % 4 != 0 })
+        #expect(try Self.decodeLayers(upTo: 2, of: frames).decoded == 90 - dropped.count)
+        // P_DIFF still names the last base frame across skipped frames.
+        var lastBase: UInt16?
+        for frame in frames.compactMap({ $0 }) {
+            let info = try #require(frame.vp9)
+            if let lastBase, !frame.isKeyframe { #expect(info.referenceDistance == UInt8((info.pictureID &- lastBase) & 0x7FFF)) }
+            if info.temporalLayer == 0 { lastBase = info.pictureID }
+        }
+    }
+}
