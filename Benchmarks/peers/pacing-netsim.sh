@@ -82,8 +82,8 @@ print()
 print("| sender | datagrams into the cap | dropped by the queue | queueing ms (mean / max) | keyframes | "
       "frames sent / decoded | freezes | retransmissions (refused over budget) | mean target 5–20 s (kbit/s) |")
 print("|---|---:|---:|---|---:|---:|---:|---:|---:|")
-for name, label in (("burst-1", "a frame at a time"), ("burst-2", "a frame at a time"), ("paced-1", "`--pacing`"),
-                    ("paced-2", "`--pacing`")):
+for name, label in (("burst-1", "a frame at a time (`--no-pacing`)"), ("burst-2", "a frame at a time (`--no-pacing`)"),
+                    ("paced-1", "paced (the default)"), ("paced-2", "paced (the default)")):
     forward = load("netsim", name)["statistics"]["forward"]
     send, video = load("send", name), load("receive", name)["pipeline"]["video"]
     sent = send["pipeline"]["video"]
