@@ -311,19 +311,17 @@ public final class VPXEncoder: VideoEncoder {
     private func applySVCControls() throws(VPXError) {
         try context.control(VP9E_SET_SVC, 1)
         var parameters = vpx_svc_extra_cfg_t()
-        let (minimum, maximum) = (Int32(config.rc_min_quantizer), Int32(config.rc_max_quantizer))
-        withUnsafeMutableBytes(of: &parameters.max_quantizers) { raw in
-            for index in raw.bindMemory(to: Int32.self).indices { raw.bindMemory(to: Int32.self)[index] = maximum }
+        /// Sets every element of one of libvpx's fixed `int` arrays (imported as tuples).
+        func fill<Tuple>(_ array: inout Tuple, with value: Int32) {
+            withUnsafeMutableBytes(of: &array) { raw in
+                let values = raw.bindMemory(to: Int32.self)
+                for index in values.indices { values[index] = value }
+            }
         }
-        withUnsafeMutableBytes(of: &parameters.min_quantizers) { raw in
-            for index in raw.bindMemory(to: Int32.self).indices { raw.bindMemory(to: Int32.self)[index] = minimum }
-        }
-        withUnsafeMutableBytes(of: &parameters.scaling_factor_num) { raw in
-            for index in raw.bindMemory(to: Int32.self).indices { raw.bindMemory(to: Int32.self)[index] = 1 }
-        }
-        withUnsafeMutableBytes(of: &parameters.scaling_factor_den) { raw in
-            for index in raw.bindMemory(to: Int32.self).indices { raw.bindMemory(to: Int32.self)[index] = 1 }
-        }
+        fill(&parameters.max_quantizers, with: Int32(config.rc_max_quantizer))
+        fill(&parameters.min_quantizers, with: Int32(config.rc_min_quantizer))
+        fill(&parameters.scaling_factor_num, with: 1)
+        fill(&parameters.scaling_factor_den, with: 1)
         try context.check(confer_vpx_set_svc_parameters(context.pointer, &parameters), .control)
     }
 

@@ -28,18 +28,17 @@ public final class ObservedValue<Value: Sendable & Equatable>: Sendable {
             return state.next
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.observers.removeValue(forKey: id) }
+            // Never wait for the lock here: a cancelled observer's task runs this holding
+            // its own status lock, which a `set` holding ours needs to yield to it. If the
+            // lock is taken, the next change drops the observer (its yield says terminated).
+            _ = self?.state.withLockIfAvailable { $0.observers.removeValue(forKey: id) }
         }
         return stream
     }
 
     /// Sets the value; observers hear of it only when it changed.
     func set(_ value: Value) {
-        state.withLock { state in
-            guard state.value != value else { return }
-            state.value = value
-            for observer in state.observers.values { observer.yield(value) }
-        }
+        update { $0 = value }
     }
 
     /// Changes the value in place.
@@ -49,7 +48,11 @@ public final class ObservedValue<Value: Sendable & Equatable>: Sendable {
             change(&value)
             guard value != state.value else { return }
             state.value = value
-            for observer in state.observers.values { observer.yield(value) }
+            // Yielded under the lock, so observers see changes in the order they were made.
+            state.observers = state.observers.filter { _, observer in
+                if case .terminated = observer.yield(value) { return false }
+                return true
+            }
         }
     }
 
@@ -95,7 +98,9 @@ public final class EventBroadcast<Event: Sendable>: Sendable {
             return stream
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.observers.removeValue(forKey: id) }
+            // As in ``ObservedValue``: never wait for the lock a `send` may hold while it
+            // yields to this observer's task; the next event drops it otherwise.
+            _ = self?.state.withLockIfAvailable { $0.observers.removeValue(forKey: id) }
         }
         return stream
     }
@@ -105,9 +110,17 @@ public final class EventBroadcast<Event: Sendable>: Sendable {
 
     func send(_ event: Event) {
         state.withLock { state in
-            for observer in state.observers.values {
-                if case .dropped = observer.yield(event) { state.dropped += 1 }
+            var dropped = 0
+            state.observers = state.observers.filter { _, observer in
+                switch observer.yield(event) {
+                case .terminated: return false
+                case .dropped: dropped += 1
+                case .enqueued: break
+                @unknown default: break
+                }
+                return true
             }
+            state.dropped += dropped
         }
     }
 
