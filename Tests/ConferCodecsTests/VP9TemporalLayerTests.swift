@@ -6,37 +6,14 @@ import Testing
 /// P_DIFF distances the RTP descriptor needs, that each lower set of layers decodes on its
 /// own with the VP9 decoder, and what a change of layer count costs.
 @Suite struct VP9TemporalLayerTests {
-    /// Encodes `count` frames with `layers` layers (nil where the encoder skipped one),
-    /// turning the layer count to `switches[index]` before frame `index`.
     static func encode(layers: Int, count: Int, bitrate: Int = 600_000, dropping: Bool = false,
                        switches: [Int: Int] = [:], noise: Int = 4, maximum: Int? = nil) throws -> [EncodedFrame?] {
-        let video = VPXTestVideo(width: 320, height: 240, noise: noise, seed: 11)
-        let settings = VideoEncoderSettings(width: 320, height: 240, bitrate: bitrate, temporalLayers: layers,
-                                            maximumTemporalLayers: maximum)
-        let encoder = try VPXEncoder(codec: .vp9, settings: settings, allowsFrameDropping: dropping)
-        var frames: [EncodedFrame?] = []
-        for index in 0..<count {
-            if let layers = switches[index] { try encoder.setTemporalLayers(layers) }
-            var output = EncodedFrame(codec: .vp9)
-            frames.append(try encoder.encode(video.frame(index), into: &output) ? output : nil)
-        }
-        return frames
+        try TemporalLayerTestStream.encode(.vp9, layers: layers, count: count, bitrate: bitrate, dropping: dropping,
+                                           switches: switches, noise: noise, maximum: maximum)
     }
 
-    /// Decodes the frames of layer `maximumLayer` and below with a fresh VP9 decoder; every
-    /// one must decode to a picture (a reference into a left-out layer would fail or corrupt).
     static func decodeLayers(upTo maximumLayer: UInt8, of frames: [EncodedFrame?]) throws -> (decoded: Int, psnr: Double) {
-        let video = VPXTestVideo(width: 320, height: 240, noise: 4, seed: 11)
-        let decoder = try VPXDecoder(codec: .vp9)
-        var decoded = 0
-        var total = 0.0
-        for (index, frame) in frames.enumerated() {
-            guard let frame, let info = frame.vp9, info.temporalLayer <= maximumLayer else { continue }
-            let picture = try #require(try decoder.decode(frame))
-            decoded += 1
-            total += lumaPSNR(video.frame(index), picture)
-        }
-        return (decoded, total / Double(max(decoded, 1)))
+        try TemporalLayerTestStream.decodeLayers(.vp9, upTo: maximumLayer, of: frames)
     }
 
     @Test func threeLayersFollowTheZeroTwoOneTwoPattern() throws {

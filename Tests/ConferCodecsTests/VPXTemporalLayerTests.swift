@@ -6,36 +6,14 @@ import Testing
 /// layers decodes on its own, that layers can be turned on and off mid-stream, and that
 /// dropping frames spares the base layer.
 @Suite struct VPXTemporalLayerTests {
-    /// Encodes `count` frames with `layers` layers (nil where rate control dropped one),
-    /// turning the layer count to `switches[index]` before frame `index`.
     static func encode(layers: Int, count: Int, bitrate: Int = 600_000, dropping: Bool = false,
                        switches: [Int: Int] = [:], noise: Int = 4) throws -> [EncodedFrame?] {
-        let video = VPXTestVideo(width: 320, height: 240, noise: noise, seed: 11)
-        let settings = VideoEncoderSettings(width: 320, height: 240, bitrate: bitrate, temporalLayers: layers)
-        let encoder = try VPXEncoder(codec: .vp8, settings: settings, allowsFrameDropping: dropping)
-        var frames: [EncodedFrame?] = []
-        for index in 0..<count {
-            if let layers = switches[index] { try encoder.setTemporalLayers(layers) }
-            var output = EncodedFrame(codec: .vp8)
-            frames.append(try encoder.encode(video.frame(index), into: &output) ? output : nil)
-        }
-        return frames
+        try TemporalLayerTestStream.encode(.vp8, layers: layers, count: count, bitrate: bitrate, dropping: dropping,
+                                           switches: switches, noise: noise)
     }
 
-    /// Decodes the frames of layer `maximumLayer` and below with a fresh decoder; every one
-    /// must decode (a reference into a left-out layer would make libvpx fail or corrupt).
     static func decodeLayers(upTo maximumLayer: UInt8, of frames: [EncodedFrame?]) throws -> (decoded: Int, psnr: Double) {
-        let video = VPXTestVideo(width: 320, height: 240, noise: 4, seed: 11)
-        let decoder = try VPXDecoder(codec: .vp8)
-        var decoded = 0
-        var total = 0.0
-        for (index, frame) in frames.enumerated() {
-            guard let frame, let info = frame.vp8, info.temporalLayer <= maximumLayer else { continue }
-            let picture = try #require(try decoder.decode(frame))
-            decoded += 1
-            total += lumaPSNR(video.frame(index), picture)
-        }
-        return (decoded, total / Double(max(decoded, 1)))
+        try TemporalLayerTestStream.decodeLayers(.vp8, upTo: maximumLayer, of: frames)
     }
 
     @Test func threeLayersFollowTheZeroTwoOneTwoPattern() throws {

@@ -15,23 +15,34 @@ import ConferMedia
 struct LayeredStreamInteropTests {
     static let ssrc: UInt32 = 0x7E4A
 
-    /// The clip's 30 frames encoded in three layers and packetized with the layer fields,
-    /// through a forwarder at `layer`: the datagrams a participant at that layer receives.
-    static func packets(of clip: String, layer: UInt8) throws -> (datagrams: [[UInt8]], frames: Int) {
+    /// The clip's 30 frames encoded in three layers of `codec` and packetized with the layer
+    /// fields (VP9 in flexible mode), through a forwarder at `layer`: the datagrams a
+    /// participant at that layer receives. VP8's picture ids are shifted past the frames
+    /// left out; VP9's stay as they were (its P_DIFFs name them).
+    static func packets(of clip: String, layer: UInt8, codec: Codec = .vp8,
+                        ssrc: UInt32 = ssrc) throws -> (datagrams: [[UInt8]], frames: Int) {
         let reader = try VideoFileReader(path: clip)
-        let encoder = try VPXEncoder(codec: .vp8, settings: VideoEncoderSettings(
+        let encoder = try VPXEncoder(codec: codec, settings: VideoEncoderSettings(
             width: 320, height: 240, bitrate: 600_000, temporalLayers: 3), allowsFrameDropping: false)
-        var packetizer = try RTPPacketizer(codec: .vp8, ssrc: ssrc, payloadType: 96, firstSequenceNumber: 65_500,
+        var packetizer = try RTPPacketizer(codec: codec, ssrc: ssrc, payloadType: 96, firstSequenceNumber: 65_500,
                                            timestampOffset: 1234, writesTemporalLayers: true)
-        var forwarder = LayerForwarder(layer: layer)
-        var encoded = EncodedFrame(codec: .vp8)
+        let shiftsPictureIDs = codec == .vp8
+        var forwarder = LayerForwarder(layer: layer, shiftsPictureIDs: shiftsPictureIDs)
+        var encoded = EncodedFrame(codec: codec)
         var buffer = [UInt8](repeating: 0, count: 1500)
         var datagrams: [[UInt8]] = []
         var frames = 0
         while let frame = try reader.next() {
             #expect(try encoder.encode(frame, into: &encoded))
-            let info = try #require(encoded.vp8)
-            let forwarded = forwarder.beginFrame(layer: info.temporalLayer, isSwitchingPoint: info.layerSync,
+            let (frameLayer, isSwitchingPoint): (UInt8, Bool)
+            if codec == .vp8 {
+                let info = try #require(encoded.vp8)
+                (frameLayer, isSwitchingPoint) = (info.temporalLayer, info.layerSync)
+            } else {
+                let info = try #require(encoded.vp9)
+                (frameLayer, isSwitchingPoint) = (info.temporalLayer, info.switchingUpPoint)
+            }
+            let forwarded = forwarder.beginFrame(layer: frameLayer, isSwitchingPoint: isSwitchingPoint,
                                                  isKeyframe: encoded.isKeyframe)
             if forwarded { frames += 1 }
             let headerSize = packetizer.headerSize
@@ -42,11 +53,13 @@ struct LayeredStreamInteropTests {
                     guard let number = forwarder.forward(UInt16(packet[2]) << 8 | UInt16(packet[3])) else { return }
                     packet[2] = UInt8(number >> 8)
                     packet[3] = UInt8(number & 0xFF)
-                    // The 15-bit picture id follows the X and I/L/T/K bytes of the descriptor.
-                    let id = UInt16(packet[headerSize + 2] & 0x7F) << 8 | UInt16(packet[headerSize + 3])
-                    let shifted = LayerForwarder.shifted(id, by: forwarder.pictureIDShift)
-                    packet[headerSize + 2] = 0x80 | UInt8(shifted >> 8)
-                    packet[headerSize + 3] = UInt8(shifted & 0xFF)
+                    if shiftsPictureIDs {
+                        // The 15-bit picture id follows the X and I/L/T/K bytes of the descriptor.
+                        let id = UInt16(packet[headerSize + 2] & 0x7F) << 8 | UInt16(packet[headerSize + 3])
+                        let shifted = LayerForwarder.shifted(id, by: forwarder.pictureIDShift)
+                        packet[headerSize + 2] = 0x80 | UInt8(shifted >> 8)
+                        packet[headerSize + 3] = UInt8(shifted & 0xFF)
+                    }
                     datagrams.append(packet)
                 }
             }

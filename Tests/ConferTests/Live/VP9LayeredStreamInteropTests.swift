@@ -22,37 +22,9 @@ import ConferMedia
 struct VP9LayeredStreamInteropTests {
     static let ssrc: UInt32 = 0x7E49
 
-    /// The clip's 30 frames encoded in three layers and packetized in flexible mode, through
-    /// a forwarder at `layer`: the datagrams a participant at that layer receives.
+    /// The datagrams a participant at `layer` receives (see ``LayeredStreamInteropTests/packets(of:layer:codec:ssrc:)``).
     static func packets(of clip: String, layer: UInt8) throws -> (datagrams: [[UInt8]], frames: Int) {
-        let reader = try VideoFileReader(path: clip)
-        let encoder = try VPXEncoder(codec: .vp9, settings: VideoEncoderSettings(
-            width: 320, height: 240, bitrate: 600_000, temporalLayers: 3), allowsFrameDropping: false)
-        var packetizer = try RTPPacketizer(codec: .vp9, ssrc: ssrc, payloadType: 96, firstSequenceNumber: 65_500,
-                                           timestampOffset: 1234, writesTemporalLayers: true)
-        var forwarder = LayerForwarder(layer: layer, shiftsPictureIDs: false)
-        var encoded = EncodedFrame(codec: .vp9)
-        var buffer = [UInt8](repeating: 0, count: 1500)
-        var datagrams: [[UInt8]] = []
-        var frames = 0
-        while let frame = try reader.next() {
-            #expect(try encoder.encode(frame, into: &encoded))
-            let info = try #require(encoded.vp9)
-            let forwarded = forwarder.beginFrame(layer: info.temporalLayer, isSwitchingPoint: info.switchingUpPoint,
-                                                 isKeyframe: encoded.isKeyframe)
-            if forwarded { frames += 1 }
-            try buffer.withUnsafeMutableBytes { out in
-                try packetizer.packetize(encoded, rtpTimestamp: packetizer.rtpTimestamp(at: frame.timestamp),
-                                         captureTime: frame.timestamp, maxPayloadSize: 1100, into: out) { length in
-                    var packet = Array(out[0..<length])
-                    guard let number = forwarder.forward(UInt16(packet[2]) << 8 | UInt16(packet[3])) else { return }
-                    packet[2] = UInt8(number >> 8)
-                    packet[3] = UInt8(number & 0xFF)
-                    datagrams.append(packet)
-                }
-            }
-        }
-        return (datagrams, frames)
+        try LayeredStreamInteropTests.packets(of: clip, layer: layer, codec: .vp9, ssrc: ssrc)
     }
 
     @Test(arguments: [UInt8(2), 0])
