@@ -27,21 +27,6 @@ import Testing
         #expect(frames[0]?.isKeyframe == true && frames.dropFirst().allSatisfy { $0?.isKeyframe == false })
     }
 
-    @Test func eachSetOfLowerLayersDecodesOnItsOwn() throws {
-        let frames = try Self.encode(layers: 3, count: 60)
-        let all = try Self.decodeLayers(upTo: 2, of: frames)
-        let half = try Self.decodeLayers(upTo: 1, of: frames)
-        let base = try Self.decodeLayers(upTo: 0, of: frames)
-        #expect(all.decoded == 60 && half.decoded == 30 && base.decoded == 15)
-        #expect(base.psnr >= 30 && half.psnr >= 30 && all.psnr >= 30, "\(base.psnr) \(half.psnr) \(all.psnr)")
-    }
-
-    @Test func twoLayersAlternate() throws {
-        let frames = try Self.encode(layers: 2, count: 8)
-        #expect(frames.map { $0?.vp9?.temporalLayer } == [0, 1, 0, 1, 0, 1, 0, 1])
-        #expect(try Self.decodeLayers(upTo: 0, of: frames).decoded == 4)
-    }
-
     /// The layered stream holds its bitrate (libvpx's per-layer rate control is set up).
     @Test func layeredStreamHoldsItsBitrate() throws {
         let frames = try Self.encode(layers: 3, count: 90, bitrate: 400_000)

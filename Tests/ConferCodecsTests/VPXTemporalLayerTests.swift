@@ -27,20 +27,23 @@ import Testing
         #expect(frames[0]?.isKeyframe == true && frames.dropFirst().allSatisfy { $0?.isKeyframe == false })
     }
 
-    @Test func eachSetOfLowerLayersDecodesOnItsOwn() throws {
-        let frames = try Self.encode(layers: 3, count: 60)
-        let all = try Self.decodeLayers(upTo: 2, of: frames)
-        let half = try Self.decodeLayers(upTo: 1, of: frames)
-        let base = try Self.decodeLayers(upTo: 0, of: frames)
+    /// For both codecs (VP9 through libvpx's SVC path).
+    @Test(arguments: [Codec.vp8, .vp9])
+    func eachSetOfLowerLayersDecodesOnItsOwn(codec: Codec) throws {
+        let frames = try TemporalLayerTestStream.encode(codec, layers: 3, count: 60)
+        let all = try TemporalLayerTestStream.decodeLayers(codec, upTo: 2, of: frames)
+        let half = try TemporalLayerTestStream.decodeLayers(codec, upTo: 1, of: frames)
+        let base = try TemporalLayerTestStream.decodeLayers(codec, upTo: 0, of: frames)
         #expect(all.decoded == 60 && half.decoded == 30 && base.decoded == 15)
         // Each decoded picture is the frame it stands for, as good with fewer layers.
         #expect(base.psnr >= 30 && half.psnr >= 30 && all.psnr >= 30, "\(base.psnr) \(half.psnr) \(all.psnr)")
     }
 
-    @Test func twoLayersAlternate() throws {
-        let frames = try Self.encode(layers: 2, count: 8)
-        #expect(frames.map { $0?.vp8?.temporalLayer } == [0, 1, 0, 1, 0, 1, 0, 1])
-        #expect(try Self.decodeLayers(upTo: 0, of: frames).decoded == 4)
+    @Test(arguments: [Codec.vp8, .vp9])
+    func twoLayersAlternate(codec: Codec) throws {
+        let frames = try TemporalLayerTestStream.encode(codec, layers: 2, count: 8)
+        #expect(frames.map { $0?.vp8?.temporalLayer ?? $0?.vp9?.temporalLayer } == [0, 1, 0, 1, 0, 1, 0, 1])
+        #expect(try TemporalLayerTestStream.decodeLayers(codec, upTo: 0, of: frames).decoded == 4)
     }
 
     /// Turned on mid-stream, the pattern starts with a base frame and no keyframe; turned
