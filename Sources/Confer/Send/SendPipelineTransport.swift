@@ -47,9 +47,9 @@ final class SendPipelineTransport {
     var queuedBytes: Int { media.bytes + retransmissions.bytes }
     /// Packets waiting for the pacer.
     private var queuedPackets: Int { media.count + retransmissions.count }
-    /// Video packets that waited for the pacer.
+    /// Video and RTX packets that waited for the pacer.
     private(set) var packetsPaced = 0
-    /// Video packets sent at once because the pacer's queue was full.
+    /// Packets sent at once because their pacer queue was full.
     private(set) var pacerOverflows = 0
 
     /// Whether packets handed to ``sendPaced(length:transportSequenceOffset:absoluteSendTimeOffset:at:)``
