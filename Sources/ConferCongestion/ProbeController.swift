@@ -43,11 +43,10 @@ public struct ProbeCluster: Hashable, Sendable, Codable {
 /// runs it: not only in application-limited periods). When the delay detector calls an
 /// overuse over (it is back to normal) and the estimate fell by more than a third since
 /// the overuse began, the estimate before it is probed once at 85 %, at most every five
-/// seconds. A cut
-/// at start-up is taken from an acknowledged rate that was the encoder's, not the path's
-/// (the stream had not grown yet), and a queue that filled and drained on a jittery path
-/// costs the same cut; without the probe, the estimate climbs back at 8 % per second. A
-/// real bottleneck answers the probe at its own rate, so the estimate stays where it is.
+/// seconds. A cut at start-up is taken from an acknowledged rate that was the encoder's,
+/// not the path's (the stream had not grown yet), and a queue that filled and drained on a
+/// jittery path costs the same cut; without the probe, the estimate climbs back at 8 % per
+/// second. A real bottleneck answers the probe at its own rate, so the estimate stays.
 struct ProbeController: Sendable {
     static let initialScales = (3.0, 6.0)
     static let furtherScale = 2.0
