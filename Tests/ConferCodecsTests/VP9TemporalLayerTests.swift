@@ -71,14 +71,11 @@ import Testing
         #expect(Double(later) / 1.0 < 400_000 * 1.3, "\(later) bits in the last second")
     }
 
-    /// Far below what the picture needs, the encoder skips upper-layer frames, never base ones.
-    @Test func droppingSparesTheBaseLayer() throws {
+    /// Upper-layer frames skipped to hold a low bitrate (``VPXTemporalLayerTests/droppingSparesTheBaseLayer(codec:)``):
+    /// P_DIFF still names the last base frame across them.
+    @Test func pDiffNamesTheBaseFrameAcrossSkippedFrames() throws {
         let frames = try Self.encode(layers: 3, count: 90, bitrate: 60_000, dropping: true, noise: 20)
-        let dropped = frames.enumerated().filter { $0.element == nil }.map(\.offset)
-        #expect(dropped.count >= 10, "only \(dropped.count) frames dropped at 60 kbit/s")
-        #expect(dropped.allSatisfy { $0 % 4 != 0 })
-        #expect(try Self.decodeLayers(upTo: 2, of: frames).decoded == 90 - dropped.count)
-        // P_DIFF still names the last base frame across skipped frames.
+        #expect(frames.contains { $0 == nil })
         var lastBase: UInt16?
         for frame in frames.compactMap({ $0 }) {
             let info = try #require(frame.vp9)

@@ -60,13 +60,14 @@ import Testing
     }
 
     /// Far below what the picture needs, the encoder skips upper-layer frames, never base ones.
-    @Test func droppingSparesTheBaseLayer() throws {
-        let frames = try Self.encode(layers: 3, count: 90, bitrate: 60_000, dropping: true, noise: 20)
+    @Test(arguments: [Codec.vp8, .vp9])
+    func droppingSparesTheBaseLayer(codec: Codec) throws {
+        let frames = try TemporalLayerTestStream.encode(codec, layers: 3, count: 90, bitrate: 60_000, dropping: true, noise: 20)
         let dropped = frames.enumerated().filter { $0.element == nil }.map(\.offset)
         #expect(dropped.count >= 10, "only \(dropped.count) frames dropped at 60 kbit/s")
         // Frames 0, 4, 8, … are the base layer.
         #expect(dropped.allSatisfy { $0 % 4 != 0 })
-        #expect(try Self.decodeLayers(upTo: 2, of: frames).decoded == 90 - dropped.count)
+        #expect(try TemporalLayerTestStream.decodeLayers(codec, upTo: 2, of: frames).decoded == 90 - dropped.count)
     }
 
     @Test func badLayerCountsAreRefused() throws {

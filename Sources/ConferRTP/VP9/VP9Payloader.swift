@@ -8,7 +8,7 @@ public import ConferMedia
 /// it predicts from as a P_DIFF (``VP9FrameInfo/referenceDistance``), as libwebrtc sends VP9
 /// SVC: a receiver forwarded only some layers then sees gaps in the picture ids that are not
 /// loss. (GStreamer reads it; FFmpeg 5.1's demuxer, which follows an older draft, takes the
-/// P_DIFF byte for picture data: see `VP9LayeredStreamInteropTests`.) B is set on the first
+/// P_DIFF byte for picture data: see `LayeredStreamInteropTests`.) B is set on the first
 /// payload, E and the marker on the last. The first payload of a keyframe also carries the
 /// scalability structure with the frame's width and height and the configured picture group
 /// (none in flexible mode). Payload sizes are

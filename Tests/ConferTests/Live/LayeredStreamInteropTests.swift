@@ -5,11 +5,13 @@ import ConferMedia
 @testable import ConferRTP
 @testable import ConferJobs
 
-/// A VP8 stream with three temporal layers, as the compositing host sends it, read by
-/// GStreamer and FFmpeg: whole (TID, TL0PICIDX and Y in every descriptor) and as a
-/// receiver given the base layer alone gets it (a quarter of the frames, renumbered, picture
-/// ids shifted by ``LayerForwarder``). Both decode every frame they are sent
-/// (FFmpeg all but the last, which it holds until another arrives).
+/// A stream with three temporal layers, as the compositing host sends it, read by GStreamer
+/// and FFmpeg: whole and as a receiver given the base layer alone gets it (a quarter of the
+/// frames, renumbered). VP8 carries TID, TL0PICIDX and Y in every descriptor, its picture
+/// ids shifted by ``LayerForwarder``; VP9 goes in flexible mode (TID and U in one layer
+/// byte, a P_DIFF per inter frame), its picture ids as they were. GStreamer decodes every
+/// frame of both; FFmpeg every VP8 frame (all but the last, which it holds until another
+/// arrives) and, being an old draft's reader, no VP9 inter frame (see the FFmpeg test).
 @Suite(.enabled(if: hasGStreamer && hasFFmpeg, "needs gst-launch-1.0 and ffmpeg (Scripts/install-deps)"),
        .serialized, .timeLimit(.minutes(2)))
 struct LayeredStreamInteropTests {
@@ -67,24 +69,40 @@ struct LayeredStreamInteropTests {
         return (datagrams, frames)
     }
 
-    @Test(arguments: [UInt8(2), 0])
-    func gstreamerDecodesTheLayersItIsSent(layer: UInt8) async throws {
+    @Test(arguments: [Codec.vp8, .vp9], [UInt8(2), 0])
+    func gstreamerDecodesTheLayersItIsSent(codec: Codec, layer: UInt8) async throws {
         let dir = try makeTemporaryDirectory()
         let clip = try makeClip(in: dir)
-        let (datagrams, frames) = try Self.packets(of: clip, layer: layer)
+        let (datagrams, frames) = try Self.packets(of: clip, layer: layer, codec: codec)
         #expect(frames == (layer == 2 ? 30 : 8))
-        #expect(try await VP8ReceiverPeers.gstreamerFrames(of: datagrams, width: 320, height: 240, in: dir) == frames)
+        #expect(try await VP8ReceiverPeers.gstreamerFrames(of: datagrams, width: 320, height: 240, in: dir,
+                                                           vp9: codec == .vp9) == frames)
     }
 
-    @Test(arguments: [UInt8(2), 0])
-    func ffmpegDecodesTheLayersItIsSent(layer: UInt8) async throws {
+    /// VP9 is a known issue: FFmpeg 5.1's `rtpdec_vp9.c` reads the layer byte of an old
+    /// draft, `|T|S|Q|R|`, and takes the count of reference bytes that follow from R, its two
+    /// low bits, which in RFC 9628 are SID's low bit and D (both 0 here); so it reads no
+    /// P_DIFF, takes the P_DIFF byte for the start of the VP9 frame and fails every inter
+    /// frame ("Invalid frame marker"). Without a P_DIFF the descriptor would not be RFC 9628
+    /// (flexible mode with P set carries one), and FFmpeg reads non-flexible mode's
+    /// TL0PICIDX as picture data too; so it stays a known issue until FFmpeg follows the RFC.
+    @Test(arguments: [Codec.vp8, .vp9], [UInt8(2), 0])
+    func ffmpegDecodesTheLayersItIsSent(codec: Codec, layer: UInt8) async throws {
         let dir = try makeTemporaryDirectory()
         let clip = try makeClip(in: dir)
-        let (datagrams, frames) = try Self.packets(of: clip, layer: layer)
+        let (datagrams, frames) = try Self.packets(of: clip, layer: layer, codec: codec)
         // FFmpeg hands a frame on when the next one starts, so the last two it is sent are not asked for.
         let wanted = frames - 2
-        try await VP8ReceiverPeers.ffmpegDecode(datagrams, frames: wanted, width: 320, height: 240, in: dir)
-        let quality = try Comparison.run(reference: clip, test: dir + "/ff.y4m", perFrame: false)
-        #expect(quality.testFrames == wanted)
+        let decode = {
+            try await VP8ReceiverPeers.ffmpegDecode(datagrams, frames: wanted, width: 320, height: 240, in: dir,
+                                                    vp9: codec == .vp9)
+            let quality = try Comparison.run(reference: clip, test: dir + "/ff.y4m", perFrame: false)
+            #expect(quality.testFrames == wanted)
+        }
+        if codec == .vp9 {
+            await withKnownIssue("FFmpeg 5.1 reads RFC 9628 flexible mode's P_DIFF as picture data") { try await decode() }
+        } else {
+            try await decode()
+        }
     }
 }
