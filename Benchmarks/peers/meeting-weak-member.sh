@@ -3,8 +3,8 @@
 # members in virtual time, member 9 behind a capped downlink (300, 600, 900 kbit/s), with
 # the composite encoded once in one temporal layer ("one": it follows the weakest link),
 # encoded a second time smaller for the weak ("simulcast", the default) and in three
-# temporal layers ("layers": the weak member gets the layers its link carries), several
-# seeds. Virtual time: the figures do not depend on the machine's load.
+# temporal layers ("layers": the weak member gets the layers its link carries; with VP9,
+# "layers-as-one" describes them as one stream, as FFmpeg reads VP9), several seeds. Virtual time: the figures do not depend on the machine's load.
 #
 # Prints one markdown row per run: the host's frame rate, the slowest of the other eight,
 # the weak member's, freezes (all members), the composite's mean target bitrate over
@@ -15,6 +15,7 @@
 #   Benchmarks/peers/meeting-weak-member.sh                        # this tree's release build
 #   CAPS="600" SEEDS="1" MODES="simulcast" Benchmarks/peers/meeting-weak-member.sh
 #   CODEC=vp9 MODES="layers" Benchmarks/peers/meeting-weak-member.sh   # every stream VP9 (default vp8)
+#   CODEC=vp9 MODES="layers layers-as-one" CAPS="600 900" Benchmarks/peers/meeting-weak-member.sh
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 if [ -z "${CONFER:-}" ]; then
@@ -35,7 +36,8 @@ for cap in $caps; do
       one) flags="--no-simulcast" ;;
       simulcast) flags="" ;;
       layers) flags="--temporal-layers 3" ;;
-      *) echo "unknown mode $mode (one, simulcast, layers)" >&2; exit 2 ;;
+      layers-as-one) flags="--temporal-layers 3 --vp9-layers-as-one" ;;
+      *) echo "unknown mode $mode (one, simulcast, layers, layers-as-one)" >&2; exit 2 ;;
     esac
     for seed in $seeds; do
       # shellcheck disable=SC2086

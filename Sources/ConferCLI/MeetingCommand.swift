@@ -50,6 +50,11 @@ struct MeetingCommand: ParsableCommand {
         "Temporal layers in the composite (1–3, VP8 or VP9): participants on weak links get fewer, at a lower frame rate.",
         valueName: "N"))
     var temporalLayers = 1
+    @Flag(name: .customLong("vp9-layers-as-one"), help: """
+        With --codec vp9 and --temporal-layers: describe the layers to members as one stream (no layer byte, picture \
+        ids renumbered per member), as FFmpeg 5.1 reads VP9, instead of RFC 9628 flexible mode.
+        """)
+    var vp9LayersAsOne = false
     @Flag(name: .customLong("no-simulcast"), help: """
         Encode the composite once only: members on weak links set everyone's bitrate instead of getting a second, \
         smaller encode (off anyway with --temporal-layers above 1).
@@ -96,6 +101,9 @@ struct MeetingCommand: ParsableCommand {
             throw ValidationError("--temporal-layers \(temporalLayers) needs --codec vp8 or vp9 (H.264 is encoded in one layer); "
                                   + "drop --temporal-layers to serve weak links with the second encode instead")
         }
+        if vp9LayersAsOne && (codec != .vp9 || temporalLayers < 2) {
+            throw ValidationError("--vp9-layers-as-one describes VP9's temporal layers: add --codec vp9 --temporal-layers 2 or 3")
+        }
         let lowered = layout.lowercased()
         if !MixLayout.names.contains(lowered) && !["active-speaker", "picture-in-picture"].contains(lowered)
             && !lowered.hasSuffix(".json") {
@@ -115,6 +123,7 @@ struct MeetingCommand: ParsableCommand {
             codec: codec, canvasWidth: size.width, canvasHeight: size.height, frameRate: fps,
             compositeBitrate: bitrate * 1000, srtp: !noSRTP, drawBudget: budget, refreshRate: refresh, seed: network.seed)
         options.temporalLayers = temporalLayers
+        options.vp9LayerSignalling = vp9LayersAsOne ? .pictureIDsOnly : .flexibleMode
         options.simulcast = !noSimulcast
         options.pacing = pacing
         options.kicks = try kick.map { text in

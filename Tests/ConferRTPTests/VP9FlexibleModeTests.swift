@@ -67,4 +67,21 @@ import Testing
         try layered.payload(delta, maxPayloadSize: 100) { payload, _ in first = Array(payload) }
         #expect(Array(first.prefix(5)) == [0xFC, 0x92, 0x35, 0x00, 0x02])
     }
+
+    /// Layers described as one (``VP9LayerSignalling/pictureIDsOnly``, for FFmpeg 5.1): an
+    /// upper-layer frame's payload carries the bytes a one-layer stream's would, with no
+    /// layer byte and no P_DIFF, and the forwarder is told to shift picture ids.
+    @Test func layersDescribedAsOneWriteNoLayerFields() throws {
+        var described = RTPPayloader(codec: .vp9, writesTemporalLayers: true, vp9Layers: .pictureIDsOnly)
+        var plain = RTPPayloader(codec: .vp9)
+        let upper = frame(keyframe: false, pictureID: 0x1236, layer: 2, distance: 2)
+        var written: [[UInt8]] = [[], []]
+        try described.payload(upper, maxPayloadSize: 100) { payload, _ in written[0] = Array(payload) }
+        try plain.payload(upper, maxPayloadSize: 100) { payload, _ in written[1] = Array(payload) }
+        // I P B E | M 0x12 0x36, then the frame: no L, no F, no layer byte.
+        #expect(Array(written[0].prefix(3)) == [0xCC, 0x92, 0x36] && written[0] == written[1])
+        let parsed = try written[0].withUnsafeBytes { bytes throws(PayloadError) in try VP9PayloadDescriptor.parse(bytes) }
+        #expect(!parsed.isFlexibleMode && parsed.layer == nil && parsed.referenceDiffs.isEmpty)
+        #expect(VP9LayerSignalling.pictureIDsOnly.shiftsPictureIDs && !VP9LayerSignalling.flexibleMode.shiftsPictureIDs)
+    }
 }

@@ -64,6 +64,11 @@ public struct HostPipelineConfiguration: Sendable {
     /// of the frame rate instead of setting everyone's bitrate. One by default: on a link
     /// too weak for even the base layer, each attempt costs that participant frames.
     public var temporalLayers: Int
+    /// How a VP9 composite in temporal layers describes them to participants: RFC 9628
+    /// flexible mode by default; ``VP9LayerSignalling/pictureIDsOnly`` for a receiver that
+    /// reads an older draft's descriptor (FFmpeg 5.1), each participant then seeing one
+    /// unbroken stream at its own frame rate. Set after `init`.
+    public var vp9LayerSignalling: VP9LayerSignalling = .flexibleMode
     /// Whether the host encodes the composite a second time, smaller, for participants whose
     /// links cannot carry what the rest can (``SimulcastAllocator``): they get the full frame
     /// rate at the size their link affords, and the first encode follows the others. It
@@ -100,7 +105,7 @@ public struct HostPipelineConfiguration: Sendable {
     /// ``SendPipelineConfiguration/paces``).
     public var paces: Bool
     /// The temporal layers the composite is encoded with: ``temporalLayers`` for VP8 and VP9
-    /// (VP9's go out in flexible mode, see ``RTPPayloader``), one for H.264.
+    /// (VP9's described as ``vp9LayerSignalling`` says), one for H.264.
     public var effectiveTemporalLayers: Int { codec == .vp8 || codec == .vp9 ? min(max(temporalLayers, 1), 3) : 1 }
     /// How long between sender reports to each participant.
     public var reportInterval: TimeDelta

@@ -96,10 +96,11 @@ final class HostPipelineDownlink {
         audioMaximumPayloadSize = transport.maximumRTPSize - audioPacketizer.headerSize
         reportInterval = host.reportInterval
         retransmissions = HostPipelineRetransmissionThrottle(capacity: host.historyCapacity)
-        // VP9 layers go out in flexible mode, where P_DIFFs name references by picture id
-        // and a gap in the ids is not loss: shifting the ids would break the references.
+        // VP9 layers in flexible mode name references by picture id (P_DIFF) and a gap in
+        // the ids is not loss: shifting the ids would break the references.
+        let flexible = host.codec == .vp9 && host.effectiveTemporalLayers > 1 && !host.vp9LayerSignalling.shiftsPictureIDs
         layers = LayerForwarder(layer: UInt8(host.effectiveTemporalLayers - 1), history: host.historyCapacity,
-                                shiftsPictureIDs: !(host.codec == .vp9 && host.effectiveTemporalLayers > 1))
+                                shiftsPictureIDs: !flexible)
     }
 
     /// The audio stream's SSRC.

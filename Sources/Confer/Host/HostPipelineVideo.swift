@@ -97,7 +97,7 @@ final class HostPipelineVideo {
         packetizer = try RTPPacketizer(
             stream: configuration.codec, ssrc: configuration.videoSSRC, payloadType: configuration.videoPayloadType,
             random: &random, transportSequenceNumberID: configuration.transportSequenceNumberID, absoluteSendTimeID: nil,
-            writesTemporalLayers: configuration.effectiveTemporalLayers > 1,
+            writesTemporalLayers: configuration.effectiveTemporalLayers > 1, vp9Layers: configuration.vp9LayerSignalling,
             error: { HostPipelineError(.invalidConfiguration, $0) })
         rtxWriter = try RTPPacketizer(
             rtxOf: configuration.codec, ssrc: configuration.rtxSSRC, payloadType: configuration.rtxPayloadType,

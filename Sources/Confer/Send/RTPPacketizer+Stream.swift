@@ -7,13 +7,14 @@ extension RTPPacketizer {
     /// `error` (the pipeline's own error type, as an invalid configuration).
     init<E: Error>(stream codec: Codec, ssrc: UInt32, payloadType: UInt8, random: inout SeededRandom,
                    transportSequenceNumberID: UInt8?, absoluteSendTimeID: UInt8?, marksTalkspurts: Bool = false,
-                   writesTemporalLayers: Bool = false, error: (String) -> E) throws(E) {
+                   writesTemporalLayers: Bool = false, vp9Layers: VP9LayerSignalling = .flexibleMode,
+                   error: (String) -> E) throws(E) {
         let first = UInt16(truncatingIfNeeded: random.next())
         let offset = UInt32(truncatingIfNeeded: random.next())
         do {
             try self.init(codec: codec, ssrc: ssrc, payloadType: payloadType, firstSequenceNumber: first, timestampOffset: offset,
                           transportSequenceNumberID: transportSequenceNumberID, absoluteSendTimeID: absoluteSendTimeID,
-                          marksTalkspurts: marksTalkspurts, writesTemporalLayers: writesTemporalLayers)
+                          marksTalkspurts: marksTalkspurts, writesTemporalLayers: writesTemporalLayers, vp9Layers: vp9Layers)
         } catch let failure {
             throw error(failure.description)
         }

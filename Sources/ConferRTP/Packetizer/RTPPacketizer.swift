@@ -33,13 +33,14 @@ public struct RTPPacketizer {
 
     /// A packetizer for `codec` with the stream's identity and first numbers, and the
     /// one-byte header extension ids (1…14) to leave room for, if any; VP8 descriptors
-    /// carry TL0PICIDX, TID and Y when `writesTemporalLayers` (VP9: flexible mode, see ``RTPPayloader``).
+    /// carry TL0PICIDX, TID and Y when `writesTemporalLayers` (VP9: as `vp9Layers` says, see ``RTPPayloader``).
     ///
     /// - Throws: ``RTPError/fieldOutOfRange(_:)`` for a payload type above 127,
     ///   ``RTPError/invalidExtensionID(_:)`` for an id outside 1…14 or used twice.
     public init(codec: Codec, ssrc: UInt32, payloadType: UInt8, firstSequenceNumber: UInt16, timestampOffset: UInt32,
                 transportSequenceNumberID: UInt8? = nil, absoluteSendTimeID: UInt8? = nil,
-                marksTalkspurts: Bool = false, writesTemporalLayers: Bool = false) throws(RTPError) {
+                marksTalkspurts: Bool = false, writesTemporalLayers: Bool = false,
+                vp9Layers: VP9LayerSignalling = .flexibleMode) throws(RTPError) {
         guard payloadType <= 127 else { throw .fieldOutOfRange("payload type \(payloadType) is above 127") }
         header = RTPHeader(payloadType: payloadType, sequenceNumber: firstSequenceNumber, timestamp: 0, ssrc: ssrc)
         if let id = transportSequenceNumberID {
@@ -55,7 +56,8 @@ public struct RTPPacketizer {
         self.timestampOffset = timestampOffset
         headerSize = header.serializedSize
         statistics = RTPSenderStatistics(ssrc: ssrc, clockRate: codec.rtpClockRate)
-        payloader = RTPPayloader(codec: codec, marksTalkspurts: marksTalkspurts, writesTemporalLayers: writesTemporalLayers)
+        payloader = RTPPayloader(codec: codec, marksTalkspurts: marksTalkspurts, writesTemporalLayers: writesTemporalLayers,
+                                 vp9Layers: vp9Layers)
 
         // Find the extension elements in a template packet once.
         var template = [UInt8](repeating: 0, count: headerSize)

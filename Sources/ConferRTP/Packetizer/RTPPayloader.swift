@@ -20,8 +20,10 @@ public enum RTPPayloader {
     /// The payloader for `codec`; Opus marks the first packet of a talkspurt when
     /// `marksTalkspurts` (RFC 3551 §4.1); VP8 writes TL0PICIDX, TID and Y when
     /// `writesTemporalLayers` (a stream with temporal layers, RFC 7741 §4.2), and VP9 then
-    /// writes flexible mode with layer indices and P_DIFFs (RFC 9628 §4.2).
-    public init(codec: Codec, marksTalkspurts: Bool = false, writesTemporalLayers: Bool = false) {
+    /// describes its layers as `vp9Layers` says (by default flexible mode with layer indices
+    /// and P_DIFFs, RFC 9628 §4.2).
+    public init(codec: Codec, marksTalkspurts: Bool = false, writesTemporalLayers: Bool = false,
+                vp9Layers: VP9LayerSignalling = .flexibleMode) {
         switch codec {
         case .vp8: self = .vp8(VP8Payloader(includesTemporalLayerInfo: writesTemporalLayers))
         // Confer sends one spatial and one temporal layer, for which RFC 9628 leaves the layer
@@ -32,9 +34,11 @@ public enum RTPPayloader {
         // With temporal layers, flexible mode (as libwebrtc sends VP9 SVC): its P_DIFFs let a
         // receiver forwarded only some layers decide each frame decodable across the gaps in
         // picture ids. GStreamer reads it; FFmpeg 5.1 does not (it reads the P_DIFF byte as
-        // picture data), as it misreads every RFC 9628 layout that carries layer indices.
-        case .vp9: self = .vp9(writesTemporalLayers ? VP9Payloader(includesLayerIndices: true, isFlexibleMode: true)
-                                                    : VP9Payloader(includesLayerIndices: false))
+        // picture data), as it misreads every RFC 9628 layout that carries layer indices:
+        // for it, layers go out described as one (``VP9LayerSignalling/pictureIDsOnly``).
+        case .vp9: self = .vp9(writesTemporalLayers && vp9Layers == .flexibleMode
+                               ? VP9Payloader(includesLayerIndices: true, isFlexibleMode: true)
+                               : VP9Payloader(includesLayerIndices: false))
         case .h264: self = .h264(H264Payloader())
         case .opus: self = .opus(OpusPayloader(marksTalkspurts: marksTalkspurts))
         }

@@ -1,6 +1,7 @@
 public import ConferMedia
 public import ConferNet
 public import ConferJobs
+public import ConferRTP
 
 /// What `confer meeting` simulates: who takes part, what they send, the network between
 /// each of them and the host, and what the host makes of it.
@@ -38,6 +39,8 @@ public struct MeetingOptions: Sendable {
     public var compositeBitrate: Int
     /// Temporal layers in the composite (1…3, VP8 or VP9; see ``HostPipelineConfiguration/temporalLayers``).
     public var temporalLayers = 1
+    /// How a VP9 composite in layers describes them (see ``HostPipelineConfiguration/vp9LayerSignalling``).
+    public var vp9LayerSignalling = VP9LayerSignalling.flexibleMode
     /// Whether the host encodes the composite a second time, smaller, for members whose links
     /// cannot carry it (see ``HostPipelineConfiguration/simulcast``).
     public var simulcast = true

@@ -67,6 +67,7 @@ final class MeetingRun {
         hostConfiguration.minimumBitrate = min(hostConfiguration.minimumBitrate, options.compositeBitrate)
         hostConfiguration.seed = options.seed
         hostConfiguration.temporalLayers = options.temporalLayers
+        hostConfiguration.vp9LayerSignalling = options.vp9LayerSignalling
         hostConfiguration.simulcast = options.simulcast
         hostConfiguration.paces = options.pacing
         host = try HostPipeline(configuration: hostConfiguration)

@@ -9,26 +9,41 @@ import ConferMedia
 /// and FFmpeg: whole and as a receiver given the base layer alone gets it (a quarter of the
 /// frames, renumbered). VP8 carries TID, TL0PICIDX and Y in every descriptor, its picture
 /// ids shifted by ``LayerForwarder``; VP9 goes in flexible mode (TID and U in one layer
-/// byte, a P_DIFF per inter frame), its picture ids as they were. GStreamer decodes every
-/// frame of both; FFmpeg every VP8 frame (all but the last, which it holds until another
-/// arrives) and, being an old draft's reader, no VP9 inter frame (see the FFmpeg test).
+/// byte, a P_DIFF per inter frame), its picture ids as they were, or with its layers
+/// described as one (``VP9LayerSignalling/pictureIDsOnly``), its ids shifted as VP8's.
+/// GStreamer decodes every frame of each; FFmpeg every VP8 frame and every frame of VP9
+/// described as one (all but the last, which it holds until another arrives) and, being an
+/// old draft's reader, no inter frame of VP9 in flexible mode (see the FFmpeg test).
 @Suite(.enabled(if: hasGStreamer && hasFFmpeg, "needs gst-launch-1.0 and ffmpeg (Scripts/install-deps)"),
        .serialized, .timeLimit(.minutes(2)))
 struct LayeredStreamInteropTests {
     static let ssrc: UInt32 = 0x7E4A
 
-    /// The clip's 30 frames encoded in three layers of `codec` and packetized with the layer
-    /// fields (VP9 in flexible mode), through a forwarder at `layer`: the datagrams a
-    /// participant at that layer receives. VP8's picture ids are shifted past the frames
-    /// left out; VP9's stay as they were (its P_DIFFs name them).
-    static func packets(of clip: String, layer: UInt8, codec: Codec = .vp8,
+    /// A layered stream's codec and, for VP9, how its layers are described.
+    struct Stream: Sendable, CustomTestStringConvertible {
+        var codec: Codec
+        var vp9Layers = VP9LayerSignalling.flexibleMode
+        /// Whether the forwarder shifts picture ids past left-out frames (not where P_DIFFs name them).
+        var shiftsPictureIDs: Bool { codec == .vp8 || vp9Layers.shiftsPictureIDs }
+        var testDescription: String { codec == .vp8 ? "VP8" : "VP9 \(vp9Layers)" }
+        static let all = [Stream(codec: .vp8), Stream(codec: .vp9), Stream(codec: .vp9, vp9Layers: .pictureIDsOnly)]
+    }
+
+    /// The clip's 30 frames encoded in three layers of `stream`'s codec and packetized with
+    /// the layer fields it asks for, through a forwarder at `layer`: the datagrams a
+    /// participant at that layer receives. Picture ids are shifted past the frames left out
+    /// unless P_DIFFs name them (VP9 in flexible mode).
+    static func packets(of clip: String, layer: UInt8, stream: Stream = Stream(codec: .vp8),
                         ssrc: UInt32 = ssrc) throws -> (datagrams: [[UInt8]], frames: Int) {
+        let codec = stream.codec
         let reader = try VideoFileReader(path: clip)
         let encoder = try VPXEncoder(codec: codec, settings: VideoEncoderSettings(
             width: 320, height: 240, bitrate: 600_000, temporalLayers: 3), allowsFrameDropping: false)
         var packetizer = try RTPPacketizer(codec: codec, ssrc: ssrc, payloadType: 96, firstSequenceNumber: 65_500,
-                                           timestampOffset: 1234, writesTemporalLayers: true)
-        let shiftsPictureIDs = codec == .vp8
+                                           timestampOffset: 1234, writesTemporalLayers: true, vp9Layers: stream.vp9Layers)
+        let shiftsPictureIDs = stream.shiftsPictureIDs
+        // The 15-bit picture id follows VP8's X and I/L/T/K bytes, VP9's first byte.
+        let pictureIDOffset = packetizer.headerSize + (codec == .vp8 ? 2 : 1)
         var forwarder = LayerForwarder(layer: layer, shiftsPictureIDs: shiftsPictureIDs)
         var encoded = EncodedFrame(codec: codec)
         var buffer = [UInt8](repeating: 0, count: 1500)
@@ -47,7 +62,6 @@ struct LayeredStreamInteropTests {
             let forwarded = forwarder.beginFrame(layer: frameLayer, isSwitchingPoint: isSwitchingPoint,
                                                  isKeyframe: encoded.isKeyframe)
             if forwarded { frames += 1 }
-            let headerSize = packetizer.headerSize
             try buffer.withUnsafeMutableBytes { out in
                 try packetizer.packetize(encoded, rtpTimestamp: packetizer.rtpTimestamp(at: frame.timestamp),
                                          captureTime: frame.timestamp, maxPayloadSize: 1100, into: out) { length in
@@ -56,11 +70,10 @@ struct LayeredStreamInteropTests {
                     packet[2] = UInt8(number >> 8)
                     packet[3] = UInt8(number & 0xFF)
                     if shiftsPictureIDs {
-                        // The 15-bit picture id follows the X and I/L/T/K bytes of the descriptor.
-                        let id = UInt16(packet[headerSize + 2] & 0x7F) << 8 | UInt16(packet[headerSize + 3])
+                        let id = UInt16(packet[pictureIDOffset] & 0x7F) << 8 | UInt16(packet[pictureIDOffset + 1])
                         let shifted = LayerForwarder.shifted(id, by: forwarder.pictureIDShift)
-                        packet[headerSize + 2] = 0x80 | UInt8(shifted >> 8)
-                        packet[headerSize + 3] = UInt8(shifted & 0xFF)
+                        packet[pictureIDOffset] = 0x80 | UInt8(shifted >> 8)
+                        packet[pictureIDOffset + 1] = UInt8(shifted & 0xFF)
                     }
                     datagrams.append(packet)
                 }
@@ -69,37 +82,37 @@ struct LayeredStreamInteropTests {
         return (datagrams, frames)
     }
 
-    @Test(arguments: [Codec.vp8, .vp9], [UInt8(2), 0])
-    func gstreamerDecodesTheLayersItIsSent(codec: Codec, layer: UInt8) async throws {
+    @Test(arguments: Stream.all, [UInt8(2), 0])
+    func gstreamerDecodesTheLayersItIsSent(stream: Stream, layer: UInt8) async throws {
         let dir = try makeTemporaryDirectory()
         let clip = try makeClip(in: dir)
-        let (datagrams, frames) = try Self.packets(of: clip, layer: layer, codec: codec)
+        let (datagrams, frames) = try Self.packets(of: clip, layer: layer, stream: stream)
         #expect(frames == (layer == 2 ? 30 : 8))
         #expect(try await VP8ReceiverPeers.gstreamerFrames(of: datagrams, width: 320, height: 240, in: dir,
-                                                           vp9: codec == .vp9) == frames)
+                                                           vp9: stream.codec == .vp9) == frames)
     }
 
-    /// VP9 is a known issue: FFmpeg 5.1's `rtpdec_vp9.c` reads the layer byte of an old
-    /// draft, `|T|S|Q|R|`, and takes the count of reference bytes that follow from R, its two
-    /// low bits, which in RFC 9628 are SID's low bit and D (both 0 here); so it reads no
-    /// P_DIFF, takes the P_DIFF byte for the start of the VP9 frame and fails every inter
-    /// frame ("Invalid frame marker"). Without a P_DIFF the descriptor would not be RFC 9628
-    /// (flexible mode with P set carries one), and FFmpeg reads non-flexible mode's
-    /// TL0PICIDX as picture data too; so it stays a known issue until FFmpeg follows the RFC.
-    @Test(arguments: [Codec.vp8, .vp9], [UInt8(2), 0])
-    func ffmpegDecodesTheLayersItIsSent(codec: Codec, layer: UInt8) async throws {
+    /// VP9 in flexible mode is a known issue: FFmpeg 5.1's `rtpdec_vp9.c` reads the layer
+    /// byte of an old draft, `|T|S|Q|R|`, and takes the count of reference bytes that follow
+    /// from R, its two low bits, which in RFC 9628 are SID's low bit and D (both 0 here); so
+    /// it reads no P_DIFF, takes the P_DIFF byte for the start of the VP9 frame and fails
+    /// every inter frame ("Invalid frame marker"). It reads non-flexible mode's TL0PICIDX as
+    /// picture data too; so a stream for FFmpeg describes its layers as one
+    /// (``VP9LayerSignalling/pictureIDsOnly``), which it decodes whole and layer by layer.
+    @Test(arguments: Stream.all, [UInt8(2), 0])
+    func ffmpegDecodesTheLayersItIsSent(stream: Stream, layer: UInt8) async throws {
         let dir = try makeTemporaryDirectory()
         let clip = try makeClip(in: dir)
-        let (datagrams, frames) = try Self.packets(of: clip, layer: layer, codec: codec)
+        let (datagrams, frames) = try Self.packets(of: clip, layer: layer, stream: stream)
         // FFmpeg hands a frame on when the next one starts, so the last two it is sent are not asked for.
         let wanted = frames - 2
         let decode = {
             try await VP8ReceiverPeers.ffmpegDecode(datagrams, frames: wanted, width: 320, height: 240, in: dir,
-                                                    vp9: codec == .vp9)
+                                                    vp9: stream.codec == .vp9)
             let quality = try Comparison.run(reference: clip, test: dir + "/ff.y4m", perFrame: false)
             #expect(quality.testFrames == wanted)
         }
-        if codec == .vp9 {
+        if stream.codec == .vp9 && !stream.shiftsPictureIDs {
             await withKnownIssue("FFmpeg 5.1 reads RFC 9628 flexible mode's P_DIFF as picture data") { try await decode() }
         } else {
             try await decode()

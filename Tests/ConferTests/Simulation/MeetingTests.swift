@@ -4,6 +4,7 @@ import Testing
 @testable import Confer
 import ConferMedia
 import ConferNet
+import ConferRTP
 @testable import ConferSimulation
 @testable import ConferJobs
 
@@ -149,11 +150,13 @@ import ConferNet
     /// The weak-member meeting (member 5 behind 350 kbit/s) in `codec`, without layers and in
     /// three, with what both codecs must show: the layered composite at least twice the
     /// single one and above the weak link, and the other four at full frame rate.
-    static func layeredWeakMemberMeetings(_ codec: Codec) throws -> (single: MeetingReport, layered: MeetingReport) {
+    static func layeredWeakMemberMeetings(_ codec: Codec, vp9Layers: VP9LayerSignalling = .flexibleMode)
+        throws -> (single: MeetingReport, layered: MeetingReport) {
         func run(layers: Int) throws -> MeetingReport {
             try weakMemberMeeting(downlink: 350_000) {
                 $0.codec = codec
                 $0.temporalLayers = layers
+                $0.vp9LayerSignalling = vp9Layers
                 $0.simulcast = false
             }
         }
@@ -195,12 +198,14 @@ import ConferNet
         #expect(single.timeline.last?.compositeLayers == 1)
     }
 
-    /// VP9's temporal layers do what VP8's do (the test above, the same meeting): the weak
-    /// member gets the base layer (flexible mode: picture ids with gaps, sequence numbers
-    /// without) and decodes every frame it gets, and the others get the bitrate their links carry.
-    @Test func vp9TemporalLayersKeepAWeakMemberFromSettingEveryonesBitrate() throws {
+    /// VP9's temporal layers do what VP8's do (the test above, the same meeting), described
+    /// either way: the weak member gets the base layer (flexible mode: picture ids with gaps,
+    /// sequence numbers without; described as one: neither) and decodes every frame it
+    /// gets, and the others get the bitrate their links carry.
+    @Test(arguments: VP9LayerSignalling.allCases)
+    func vp9TemporalLayersKeepAWeakMemberFromSettingEveryonesBitrate(described: VP9LayerSignalling) throws {
         // Measured (seed 1): 206 kbit/s without layers, 548 with.
-        let (single, layered) = try Self.layeredWeakMemberMeetings(.vp9)
+        let (single, layered) = try Self.layeredWeakMemberMeetings(.vp9, vp9Layers: described)
         let weakMember = try #require(layered.members.last)
         #expect(weakMember.receiveFrameRate >= 5 && weakMember.receiveFrameRate <= 16,
                 "the weak member received \(weakMember.receiveFrameRate) fps")
@@ -383,6 +388,9 @@ import ConferNet
         #expect(throws: (any Error).self) { try HostCommand.parse(member + ["--temporal-layers", "2", "--codec", "h264"]) }
         #expect(try HostCommand.parse(member + ["--temporal-layers", "2", "--codec", "vp9"]).mediaOptions().temporalLayers == 2)
         #expect(try MeetingCommand.parse(["--temporal-layers", "3", "--codec", "vp9"]).meetingOptions().temporalLayers == 3)
+        #expect(try MeetingCommand.parse(["--temporal-layers", "3", "--codec", "vp9"]).meetingOptions().vp9LayerSignalling == .flexibleMode)
+        #expect(try MeetingCommand.parse(["--temporal-layers", "3", "--codec", "vp9", "--vp9-layers-as-one"])
+            .meetingOptions().vp9LayerSignalling == .pictureIDsOnly)
         #expect(throws: (any Error).self) { try HostCommand.parse(member + ["--temporal-layers", "4"]) }
         let files = try MeetingCommand.parse(["--inputs", "a.y4m", "b.y4m", "--audio-inputs", "a.wav"])
         #expect(files.inputs == ["a.y4m", "b.y4m"] && files.audioInputs == ["a.wav"])
@@ -403,6 +411,8 @@ import ConferNet
         ["--temporal-layers", "4"],
         ["--temporal-layers", "0"],
         ["--temporal-layers", "3", "--codec", "h264"],
+        ["--vp9-layers-as-one"],
+        ["--temporal-layers", "3", "--vp9-layers-as-one"],
     ])
     func rejectsABadCommandLine(arguments: [String]) {
         #expect(throws: (any Error).self) { try MeetingCommand.parse(arguments) }
