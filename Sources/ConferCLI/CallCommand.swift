@@ -26,10 +26,7 @@ struct CallCommand: AsyncParsableCommand {
           confer call --server http://127.0.0.1:7880 --token "$ALICE" --to bob --video --duration 10 -o bob.y4m
         """)
 
-    @Option(help: "The server's URL.")
-    var server: String
-    @Option(help: "A token from `confer token --calls`.")
-    var token: String
+    @OptionGroup var connection: CallServerOptions
     @Option(help: "This device's name, unique among the user's devices.")
     var device = "cli"
     @Option(help: "Call this user (otherwise wait for a call to answer).")
@@ -119,10 +116,7 @@ struct CallCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var configuration = CallClientConfiguration(server: server, token: token, device: device)
-        configuration.trustedCertificates = trust
-        let client: CallClient
-        do { client = try CallClient(configuration: configuration) } catch { throw ValidationError("\(error)") }
+        let client = try connection.client(device: device, trust: trust)
         let printer = EventPrinter(json: events, quiet: quiet)
         do { try await client.start() } catch {
             try Self.fail(error)
