@@ -106,12 +106,7 @@ struct CallCommand: AsyncParsableCommand {
     var mediaOptions: CallMediaOptions {
         var options = CallMediaOptions()
         options.codec = codec
-        options.cameraFile = input
-        options.cameraWidth = cameraSize.width
-        options.cameraHeight = cameraSize.height
-        options.microphoneFile = audio
-        options.videoOutput = output
-        options.audioOutput = audioOut
+        options.setFiles(camera: input, cameraSize: cameraSize, microphone: audio, videoOutput: output, audioOutput: audioOut)
         return options
     }
 
