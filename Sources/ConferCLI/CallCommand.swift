@@ -26,10 +26,7 @@ struct CallCommand: AsyncParsableCommand {
           confer call --server http://127.0.0.1:7880 --token "$ALICE" --to bob --video --duration 10 -o bob.y4m
         """)
 
-    @Option(help: "The server's URL.")
-    var server: String
-    @Option(help: "A token from `confer token --calls`.")
-    var token: String
+    @OptionGroup var connection: CallServerOptions
     @Option(help: "This device's name, unique among the user's devices.")
     var device = "cli"
     @Option(help: "Call this user (otherwise wait for a call to answer).")
@@ -109,20 +106,12 @@ struct CallCommand: AsyncParsableCommand {
     var mediaOptions: CallMediaOptions {
         var options = CallMediaOptions()
         options.codec = codec
-        options.cameraFile = input
-        options.cameraWidth = cameraSize.width
-        options.cameraHeight = cameraSize.height
-        options.microphoneFile = audio
-        options.videoOutput = output
-        options.audioOutput = audioOut
+        options.setFiles(camera: input, cameraSize: cameraSize, microphone: audio, videoOutput: output, audioOutput: audioOut)
         return options
     }
 
     func run() async throws {
-        var configuration = CallClientConfiguration(server: server, token: token, device: device)
-        configuration.trustedCertificates = trust
-        let client: CallClient
-        do { client = try CallClient(configuration: configuration) } catch { throw ValidationError("\(error)") }
+        let client = try connection.client(device: device, trust: trust)
         let printer = EventPrinter(json: events, quiet: quiet)
         do { try await client.start() } catch {
             try Self.fail(error)

@@ -13,10 +13,7 @@ struct CallsCommand: AsyncParsableCommand {
           confer calls --server http://127.0.0.1:7880 --token "$ALICE" --role caller --result completed --result noAnswer
         """)
 
-    @Option(help: "The server's URL.")
-    var server: String
-    @Option(help: "A token from `confer token --calls`.")
-    var token: String
+    @OptionGroup var connection: CallServerOptions
     @Option(help: "caller or callee (both by default).")
     var role: CallRole?
     @Option(help: "Only calls that ended so (repeat for several): \(CallEndResult.allCases.map(\.rawValue).joined(separator: ", ")).")
@@ -38,10 +35,7 @@ struct CallsCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var configuration = CallClientConfiguration(server: server, token: token, device: "calls-\(getpid())")
-        configuration.trustedCertificates = trust
-        let client: CallClient
-        do { client = try CallClient(configuration: configuration) } catch { throw ValidationError("\(error)") }
+        let client = try connection.client(device: "calls-\(getpid())", trust: trust)
         do { try await client.start() } catch { try CallCommand.fail(error) }
         var query = CallLogQuery(role: role, results: result.isEmpty ? nil : result, limit: limit, cursor: cursor)
         var printed = 0

@@ -34,12 +34,7 @@ struct JoinCommand: AsyncParsableCommand {
 
     var mediaOptions: MeetingMediaOptions {
         var options = MeetingMediaOptions()
-        options.cameraFile = input
-        options.cameraWidth = cameraSize.width
-        options.cameraHeight = cameraSize.height
-        options.microphoneFile = audio
-        options.videoOutput = output
-        options.audioOutput = audioOut
+        options.setFiles(camera: input, cameraSize: cameraSize, microphone: audio, videoOutput: output, audioOutput: audioOut)
         return options
     }
 

@@ -1,3 +1,4 @@
+internal import ConferMedia
 internal import CVPX
 
 /// Owns one `vpx_codec_ctx_t`: the only place a libvpx context is destroyed.
@@ -16,6 +17,19 @@ final class VPXContext {
     /// Opens a decoder for `iface` with `config`.
     convenience init(decoder iface: OpaquePointer, config: UnsafePointer<vpx_codec_dec_cfg_t>) throws(VPXError) {
         try self.init(.decoderInit) { confer_vpx_codec_dec_init($0, iface, config, 0) }
+    }
+
+    /// libvpx's encoder or decoder interface for `codec`: VP8 and VP9 are the two it has.
+    static func interface(for codec: Codec, encoder: Bool) throws(VPXError) -> OpaquePointer {
+        switch (codec, encoder) {
+        case (.vp8, true): return vpx_codec_vp8_cx()
+        case (.vp9, true): return vpx_codec_vp9_cx()
+        case (.vp8, false): return vpx_codec_vp8_dx()
+        case (.vp9, false): return vpx_codec_vp9_dx()
+        default:
+            let detail = encoder ? "VPXEncoder encodes VP8 or VP9, not \(codec)" : "VPXDecoder decodes VP8 or VP9, not \(codec)"
+            throw VPXError(code: .invalidParameter, operation: encoder ? .encoderInit : .decoderInit, detail: detail)
+        }
     }
 
     /// Makes a context at a fixed address and opens it with `open`.

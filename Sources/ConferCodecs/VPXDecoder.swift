@@ -31,13 +31,7 @@ public final class VPXDecoder: VideoDecoder {
     ///   - poolCapacity: how many decoded frames may be alive at once before the pool
     ///     allocates beyond its recycled buffers.
     public init(codec: Codec, threads: Int = 1, poolCapacity: Int = 8) throws(VPXError) {
-        let iface: OpaquePointer
-        switch codec {
-        case .vp8: iface = vpx_codec_vp8_dx()
-        case .vp9: iface = vpx_codec_vp9_dx()
-        default:
-            throw VPXError(code: .invalidParameter, operation: .decoderInit, detail: "VPXDecoder decodes VP8 or VP9, not \(codec)")
-        }
+        let iface = try VPXContext.interface(for: codec, encoder: false)
         guard (1...64).contains(threads) else {
             throw VPXError(code: .invalidParameter, operation: .decoderInit, detail: "threads \(threads) is outside 1…64")
         }

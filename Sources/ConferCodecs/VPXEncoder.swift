@@ -78,13 +78,7 @@ public final class VPXEncoder: VideoEncoder {
     ///   - firstPictureID: the 15-bit picture id of the first frame (RTP senders often pick it at random).
     public init(codec: Codec, settings: VideoEncoderSettings, allowsFrameDropping: Bool = true,
                 firstPictureID: UInt16 = 0) throws(VPXError) {
-        let iface: OpaquePointer
-        switch codec {
-        case .vp8: iface = vpx_codec_vp8_cx()
-        case .vp9: iface = vpx_codec_vp9_cx()
-        default:
-            throw VPXError(code: .invalidParameter, operation: .encoderInit, detail: "VPXEncoder encodes VP8 or VP9, not \(codec)")
-        }
+        let iface = try VPXContext.interface(for: codec, encoder: true)
         try Self.validate(settings, codec: codec)
         self.codec = codec
         self.iface = iface

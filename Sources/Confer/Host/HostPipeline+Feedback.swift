@@ -14,10 +14,7 @@ extension HostPipeline {
         }
         guard estimateChanged else { return }
         updateCompositeBitrate()
-        if let rtt = participant.downlink.roundTripTime, rtt != participant.lastRoundTripTime {
-            participant.lastRoundTripTime = rtt
-            participant.receive.setRoundTripTime(rtt)
-        }
+        if let rtt = participant.downlink.roundTripTime { participant.receive.setRoundTripTime(rtt) }
     }
 
     /// Acts on one feedback packet; true when it fed the bandwidth estimate.

@@ -15,8 +15,6 @@ final class HostPipelineParticipant {
     var audioInput: AudioFrame
     /// The pooled encoder of this participant's own mix-minus, while it contributes to the mix.
     var ownEncoder: HostPipelineAudioEncoder?
-    /// The round-trip time last handed to the receive chain's jitter buffer.
-    var lastRoundTripTime: TimeDelta?
 
     init(id: ParticipantID, configuration: HostParticipantConfiguration, host: HostPipelineConfiguration,
          video: HostPipelineVideo, random: inout SeededRandom, output: @escaping (UnsafeRawBufferPointer) -> Void) throws {

@@ -49,6 +49,8 @@ public final class ReceivePipeline {
     var nextReport: Timestamp?
     /// The most the sender should send, carried in REMB; nil: no limit asked.
     private(set) var requestedMaximumBitrate: Int?
+    /// The round-trip time last handed to the video jitter buffer.
+    private var roundTripTime: TimeDelta?
     package var counters = ReceivePipelineStatistics()
 
     static let controlBufferSize = 1500
@@ -243,8 +245,12 @@ public final class ReceivePipeline {
     }
 
     /// Sets the round-trip time the video jitter buffer plans retransmissions and its
-    /// delay with (measured by the app's own send side).
+    /// delay with (measured by the app's own send side). Callers may pass it after every
+    /// feedback packet: only a changed value reaches the buffer, whose NACK schedule each
+    /// update makes it recompute.
     public func setRoundTripTime(_ rtt: TimeDelta) {
+        guard rtt != roundTripTime else { return }
+        roundTripTime = rtt
         video?.updateRTT(rtt)
     }
 

@@ -108,7 +108,6 @@ public enum LiveMeetingParticipant {
         private var nextCapture: Timestamp
         private var audioTick: Timestamp
         private var nextFigures: Timestamp
-        private var lastRTT: TimeDelta?
         private var meter = FigureMeter()
         private var captured = 0
         private var speakingUntil = Timestamp.zero
@@ -245,10 +244,7 @@ public enum LiveMeetingParticipant {
             }
             sender.receiveRTCP(bytes, at: now)
             // The receive side plans retransmissions with the RTT its own send side measures.
-            if let rtt = sender.roundTripTime, rtt != lastRTT {
-                lastRTT = rtt
-                receiver.setRoundTripTime(rtt)
-            }
+            if let rtt = sender.roundTripTime { receiver.setRoundTripTime(rtt) }
         }
 
         private func takeRendered() throws {

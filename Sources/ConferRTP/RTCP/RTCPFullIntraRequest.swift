@@ -39,17 +39,13 @@ public struct RTCPFullIntraRequest: RTCPPacketContent {
     ///   RFC 5104 §4.3.1.1 does not allow.
     public func serialize(into buffer: UnsafeMutableRawBufferPointer) throws(RTCPError) -> Int {
         guard !entries.isEmpty else { throw .notRepresentable("a FIR needs at least one entry") }
-        let size = serializedSize
-        try buffer.putFeedbackHeader(format: Self.format, packetType: RTCPPacketType.payloadSpecificFeedback, size: size,
-                                     senderSSRC: senderSSRC, mediaSSRC: mediaSSRC)
-        var position = 12
-        for entry in entries {
+        return try buffer.putFeedbackEntries(entries, entrySize: 8, format: Self.format,
+                                             packetType: RTCPPacketType.payloadSpecificFeedback,
+                                             senderSSRC: senderSSRC, mediaSSRC: mediaSSRC) { entry, position in
             buffer.put32(entry.ssrc, at: position)
             // Seq nr., then 24 reserved bits that must be zero.
             buffer.put32(UInt32(entry.sequenceNumber) << 24, at: position + 4)
-            position += 8
         }
-        return size
     }
 
     /// - Throws: ``RTCPError/badLength(packetType:offset:)`` when the FCI is not a whole
@@ -57,11 +53,8 @@ public struct RTCPFullIntraRequest: RTCPPacketContent {
     ///   is empty (RFC 5104 §4.3.1.1 requires at least one entry).
     public init(parsing packet: RTCPPacketSlice) throws(RTCPError) {
         let body = packet.body
-        try packet.require(8, at: 0)
-        guard (body.count - 8) % 8 == 0 else { throw .badLength(packetType: packet.packetType, offset: packet.offset) }
-        guard body.count > 8 else { throw .noEntries(packetType: packet.packetType, offset: packet.offset) }
+        entries = try packet.feedbackEntries(entrySize: 8) { Entry(ssrc: body.u32($0), sequenceNumber: body[$0 + 4]) }
         senderSSRC = body.u32(0)
         mediaSSRC = body.u32(4)
-        entries = (0 ..< (body.count - 8) / 8).map { Entry(ssrc: body.u32(8 + 8 * $0), sequenceNumber: body[12 + 8 * $0]) }
     }
 }

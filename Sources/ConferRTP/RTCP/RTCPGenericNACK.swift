@@ -70,16 +70,12 @@ public struct RTCPGenericNACK: RTCPPacketContent {
     ///   RFC 4585 §6.2.1 does not allow.
     public func serialize(into buffer: UnsafeMutableRawBufferPointer) throws(RTCPError) -> Int {
         guard !items.isEmpty else { throw .notRepresentable("a generic NACK needs at least one entry") }
-        let size = serializedSize
-        try buffer.putFeedbackHeader(format: Self.format, packetType: RTCPPacketType.transportLayerFeedback, size: size,
-                                     senderSSRC: senderSSRC, mediaSSRC: mediaSSRC)
-        var position = 12
-        for item in items {
+        return try buffer.putFeedbackEntries(items, entrySize: 4, format: Self.format,
+                                             packetType: RTCPPacketType.transportLayerFeedback,
+                                             senderSSRC: senderSSRC, mediaSSRC: mediaSSRC) { item, position in
             buffer.put16(item.packetID, at: position)
             buffer.put16(item.lostBitmask, at: position + 2)
-            position += 4
         }
-        return size
     }
 
     /// - Throws: ``RTCPError/noEntries(packetType:offset:)`` when the FCI is empty
@@ -87,12 +83,8 @@ public struct RTCPGenericNACK: RTCPPacketContent {
     ///   ``RTCPError/badLength(packetType:offset:)`` when it is not whole 4-byte entries.
     public init(parsing packet: RTCPPacketSlice) throws(RTCPError) {
         let body = packet.body
-        try packet.require(8, at: 0)
-        guard (body.count - 8) % 4 == 0 else { throw .badLength(packetType: packet.packetType, offset: packet.offset) }
-        guard body.count > 8 else { throw .noEntries(packetType: packet.packetType, offset: packet.offset) }
+        items = try packet.feedbackEntries(entrySize: 4) { Item(packetID: body.u16($0), lostBitmask: body.u16($0 + 2)) }
         senderSSRC = body.u32(0)
         mediaSSRC = body.u32(4)
-        let count = (body.count - 8) / 4
-        items = (0 ..< count).map { Item(packetID: body.u16(8 + 4 * $0), lostBitmask: body.u16(10 + 4 * $0)) }
     }
 }

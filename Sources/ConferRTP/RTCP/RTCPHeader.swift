@@ -119,6 +119,18 @@ extension UnsafeMutableRawBufferPointer {
         put32(senderSSRC, at: 4)
         put32(mediaSSRC, at: 8)
     }
+
+    /// Writes a feedback message whose FCI is a list of `entrySize`-byte entries (generic
+    /// NACK, FIR): the feedback header, then each entry by `put` at its offset. Returns the
+    /// message's size.
+    func putFeedbackEntries<Entry>(_ entries: [Entry], entrySize: Int, format: UInt8, packetType: UInt8,
+                                   senderSSRC: UInt32, mediaSSRC: UInt32,
+                                   put: (Entry, _ position: Int) -> Void) throws(RTCPError) -> Int {
+        let size = 12 + entrySize * entries.count
+        try putFeedbackHeader(format: format, packetType: packetType, size: size, senderSSRC: senderSSRC, mediaSSRC: mediaSSRC)
+        for (index, entry) in entries.enumerated() { put(entry, 12 + entrySize * index) }
+        return size
+    }
 }
 
 extension RTCPPacketSlice {
@@ -128,6 +140,19 @@ extension RTCPPacketSlice {
         guard position + needed <= body.count else {
             throw .truncatedPacket(packetType: packetType, offset: bodyOffset + position)
         }
+    }
+
+    /// The FCI entries of a feedback message made of `entrySize`-byte entries (generic NACK,
+    /// FIR), each read by `read` at its body offset. Both RFCs require at least one entry.
+    ///
+    /// - Throws: ``RTCPError/badLength(packetType:offset:)`` when the FCI is not whole
+    ///   entries, ``RTCPError/noEntries(packetType:offset:)`` when it is empty.
+    func feedbackEntries<Entry>(entrySize: Int, read: (_ position: Int) -> Entry) throws(RTCPError) -> [Entry] {
+        try require(8, at: 0)
+        let fciSize = body.count - 8
+        guard fciSize % entrySize == 0 else { throw .badLength(packetType: packetType, offset: offset) }
+        guard fciSize > 0 else { throw .noEntries(packetType: packetType, offset: offset) }
+        return (0 ..< fciSize / entrySize).map { read(8 + entrySize * $0) }
     }
 }
 

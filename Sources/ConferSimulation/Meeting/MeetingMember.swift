@@ -71,7 +71,6 @@ final class MeetingMember {
     var audioIn: AudioFrame
     /// 10 ms of played audio, reused.
     var audioOut: AudioFrame
-    private var lastRTT: TimeDelta?
 
     init(index: Int, camera: CameraSource, microphone: MicrophoneSource, options: MeetingOptions,
          hostStreams: ReceivePipelineConfiguration, grant: MediaGrant) throws {
@@ -145,10 +144,7 @@ final class MeetingMember {
             }
             sender.receiveRTCP(bytes, at: now)
             // The receive side plans retransmissions with the RTT its own send side measures.
-            if let rtt = sender.roundTripTime, rtt != lastRTT {
-                lastRTT = rtt
-                receiver.setRoundTripTime(rtt)
-            }
+            if let rtt = sender.roundTripTime { receiver.setRoundTripTime(rtt) }
         }
     }
 

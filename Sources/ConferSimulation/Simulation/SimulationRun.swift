@@ -50,7 +50,6 @@ final class SimulationRun {
     private var lastSampleBytes = 0
     private var lastSampleDelays = 0
     private var timeline: [SimulationReport.Sample] = []
-    private var lastRTT: TimeDelta?
     /// Which input frame each sent RTP timestamp belongs to, by SSRC and timestamp.
     private var captureIndex: [UInt64: Int] = [:]
 
@@ -152,10 +151,7 @@ final class SimulationRun {
             datagram.withUnsafeBytes { sender.receiveRTCP($0, at: now) }
             heardBack = true
         }
-        if heardBack, let rtt = sender.roundTripTime, rtt != lastRTT {
-            lastRTT = rtt
-            receiver.setRoundTripTime(rtt)
-        }
+        if heardBack, let rtt = sender.roundTripTime { receiver.setRoundTripTime(rtt) }
         while let change = pendingChanges.first, .zero + change.time <= now {
             pendingChanges.removeFirst()
             network.change(forward: change.forward, backward: change.backward)
@@ -236,7 +232,6 @@ final class SimulationRun {
         configuration.audio?.ssrc &+= 0x100
         let network = self.network
         sender = try SendPipeline(configuration: configuration) { network.sendForward($0) }
-        lastRTT = nil
     }
 
     /// Lines up what the receiver rendered with the input frames.

@@ -90,7 +90,6 @@ final class MeetingEndpoint {
     /// SSRCs of the host's RTP by payload type.
     var downlinkStreams: [UInt8: Set<UInt32>] = [:]
     private var pulled = AudioFrame(silenceOf: 480, channels: 1)
-    private var lastRTT: TimeDelta?
 
     init(index: Int, host: HostPipeline, clock: MeetingClock, uplinkKey: SRTPMasterKey?, downlinkKey: SRTPMasterKey?,
          tone: ToneSource, delay: TimeDelta) throws {
@@ -137,10 +136,7 @@ final class MeetingEndpoint {
                 sender.receiveRTCP(datagram, at: now)
             }
         }
-        if let rtt = sender.roundTripTime, rtt != lastRTT {
-            lastRTT = rtt
-            receiver.setRoundTripTime(rtt)
-        }
+        if let rtt = sender.roundTripTime { receiver.setRoundTripTime(rtt) }
     }
 
     func capture(at now: Timestamp) throws {
