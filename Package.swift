@@ -3,7 +3,8 @@
 //
 // Modules, imports pointing down only; each target's dependencies below are exactly what its
 // sources import (Scripts/check-imports keeps that true):
-//   ConferCLI         — the `confer` command, one file per command
+//   ConferCLI         — the `confer` command, one file per command: Media/ (files and RTP), Simulation/,
+//                       Session/ (server, meetings, calls), Support/ (shared options and printing)
 //   ConferServer      — the signaling server: rooms hub, call hub and its log (GRDB), WebSockets, admin API, metrics (Hummingbird)
 //   ConferClient      — a member's side: MeetingClient (signaling, reconnection, observable state), MeetingMedia;
 //                       a device's calls: CallClient, Call, CallMediaSession

@@ -7,8 +7,9 @@ struct ConferCommand: AsyncParsableCommand {
         commandName: "confer",
         abstract: "A real-time media engine for video meetings: codecs, RTP/SRTP, mixing and pacing.",
         discussion: """
-        Run `confer meeting` for a whole meeting on built-in inputs (participants, the compositing host, a simulated \
-        network, a renderer), `confer demo` to see every codec at work, or `confer help SUBCOMMAND`.
+        Run `confer live` for a live meeting on loopback (a server, a host and participants, each its own process), \
+        `confer meeting` for a whole meeting in virtual time on built-in inputs (participants, the compositing host, \
+        a simulated network, a renderer), `confer demo` to see every codec at work, or `confer help SUBCOMMAND`.
         Every command prints a human summary; add --json for machine-readable output.
         """,
         subcommands: [LiveCommand.self, MeetingCommand.self, CallCommand.self, CallsCommand.self, DemoCommand.self, TranscodeCommand.self, GenerateCommand.self, CompareCommand.self, ProbeCommand.self,
