@@ -1,6 +1,8 @@
 import ArgumentParser
 
-/// `confer`: Confer's command line.
+/// `confer`: Confer's command line. A file per command, in Media/ (files and RTP), Simulation/
+/// (virtual-time runs and the network relay), Session/ (the server, meetings and calls); Support/
+/// holds the option groups, checks and printers they share.
 @main
 struct ConferCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
