@@ -2,9 +2,12 @@
 # One weak member in a composite meeting (issue 14, item 2): `confer meeting` with 9
 # members in virtual time, member 9 behind a capped downlink (300, 600, 900 kbit/s), with
 # the composite encoded once in one temporal layer ("one": it follows the weakest link),
-# encoded a second time smaller for the weak ("simulcast", the default) and in three
-# temporal layers ("layers": the weak member gets the layers its link carries; with VP9,
-# "layers-as-one" describes them as one stream, as FFmpeg reads VP9), several seeds. Virtual time: the figures do not depend on the machine's load.
+# encoded a second time smaller for the weak ("simulcast", the default), in three
+# temporal layers alone ("layers": the weak member gets the layers its link carries; with
+# VP9, "layers-as-one" describes them as one stream, as FFmpeg reads VP9), and in three
+# layers with the smaller encode for links too weak for the base layer ("layers+small",
+# what --temporal-layers 3 does by default), several seeds. Virtual time: the figures do
+# not depend on the machine's load.
 #
 # Prints one markdown row per run: the host's frame rate, the slowest of the other eight,
 # the weak member's, freezes (all members), the composite's mean target bitrate over
@@ -14,6 +17,7 @@
 #
 #   Benchmarks/peers/meeting-weak-member.sh                        # this tree's release build
 #   CAPS="600" SEEDS="1" MODES="simulcast" Benchmarks/peers/meeting-weak-member.sh
+#   MODES="simulcast layers layers+small" Benchmarks/peers/meeting-weak-member.sh
 #   CODEC=vp9 MODES="layers" Benchmarks/peers/meeting-weak-member.sh   # every stream VP9 (default vp8)
 #   CODEC=vp9 MODES="layers layers-as-one" CAPS="600 900" Benchmarks/peers/meeting-weak-member.sh
 set -euo pipefail
@@ -35,9 +39,10 @@ for cap in $caps; do
     case $mode in
       one) flags="--no-simulcast" ;;
       simulcast) flags="" ;;
-      layers) flags="--temporal-layers 3" ;;
-      layers-as-one) flags="--temporal-layers 3 --vp9-layers-as-one" ;;
-      *) echo "unknown mode $mode (one, simulcast, layers, layers-as-one)" >&2; exit 2 ;;
+      layers) flags="--temporal-layers 3 --no-simulcast" ;;
+      layers-as-one) flags="--temporal-layers 3 --no-simulcast --vp9-layers-as-one" ;;
+      layers+small) flags="--temporal-layers 3" ;;
+      *) echo "unknown mode $mode (one, simulcast, layers, layers-as-one, layers+small)" >&2; exit 2 ;;
     esac
     for seed in $seeds; do
       # shellcheck disable=SC2086

@@ -69,6 +69,40 @@ import Testing
         #expect(!fixed.second.contains(true) && fixed.bitrate == 250_000)
     }
 
+    /// With temporal layers in the first encode, a receiver that needs only its base layer
+    /// (40 % here) follows an encode of 2.5 × its budget: the middle link stays on the
+    /// first encode at fewer layers, and only the link too weak for the base layer gets the
+    /// second. Without the shares, both would move.
+    @Test func withLayersOnlyALinkTooWeakForTheBaseLayerGetsTheSecondEncode() {
+        var budgets = Array(repeating: strong, count: 9)
+        budgets[0] = 250_000
+        budgets[1] = 700_000
+        let plain = allocate(budgets)
+        #expect(plain.second[0] && plain.second[1] && plain.secondBitrate == 250_000)
+        let shares = Array(repeating: 0.4, count: 9)
+        let layered = allocator.allocate(budgets: budgets, current: Array(repeating: false, count: 9),
+                                         movable: Array(repeating: true, count: 9), minimum: minimum, maximum: maximum,
+                                         baseShares: shares)
+        #expect(layered.second == [true] + Array(repeating: false, count: 8))
+        // The first encode as fast as the 700 kbit/s receiver's base layer allows; the
+        // strong ones cap it at the maximum.
+        #expect(layered.bitrate == maximum && layered.secondBitrate == 250_000)
+        // 250 kbit/s alone: its base layer would hold the encode to 625 kbit/s for all.
+        let alone = allocator.allocate(budgets: [strong, strong, strong, 250_000], current: [false, false, false, false],
+                                       movable: [true, true, true, true], minimum: minimum, maximum: maximum,
+                                       baseShares: [0.4, 0.4, 0.4, 0.4])
+        #expect(alone.second == [false, false, false, true])
+        // A receiver whose base layer did not fit counts at the whole encode (share 1): it
+        // moves where a share of 0.4 keeps it.
+        let keptBudgets = [strong, strong, strong, 900_000]
+        let kept = allocator.allocate(budgets: keptBudgets, current: [false, false, false, false], movable: [true, true, true, true],
+                                      minimum: minimum, maximum: maximum, baseShares: [0.4, 0.4, 0.4, 0.4])
+        #expect(!kept.second.contains(true) && kept.bitrate == maximum)
+        let moved = allocator.allocate(budgets: keptBudgets, current: [false, false, false, false], movable: [true, true, true, true],
+                                       minimum: minimum, maximum: maximum, baseShares: [0.4, 0.4, 0.4, 1])
+        #expect(moved.second == [false, false, false, true] && moved.secondBitrate == 900_000)
+    }
+
     @Test func bitratesStayWithinTheBounds() {
         let allocation = allocate([3_000_000, 3_000_000, 20_000])
         #expect(allocation.bitrate == maximum && allocation.secondBitrate == minimum)

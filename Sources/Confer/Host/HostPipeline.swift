@@ -29,12 +29,13 @@ import ConferCongestion
 /// (``HostPipelineConfiguration/simulcast``, on by default; ``SimulcastAllocator`` decides
 /// who): at the weakest of their rates and the size that rate affords, on the same SSRC and
 /// timestamps, each participant's ``LayerForwarder`` switching it between the encodes at a
-/// keyframe with its numbers unbroken. With temporal layers instead (VP8 or VP9,
+/// keyframe with its numbers unbroken. With temporal layers (VP8 or VP9,
 /// ``HostPipelineConfiguration/temporalLayers``, one by default), a minority of weak
 /// participants get only the lower layers (7.5 or 15 fps, renumbered so the left-out frames
 /// are not loss), and the bitrate follows the rest (``TemporalLayerAllocator``); a reduced
 /// participant's path is probed every few seconds at the next layer's rate, since its own
-/// feedback, limited to what it gets, cannot show that it carries more.
+/// feedback, limited to what it gets, cannot show that it carries more. With both, the
+/// second encode goes only to links too weak for the first encode's base layer.
 /// Sender reports about the composite count every packet of the first encode, including
 /// those sent before a participant joined.
 ///
@@ -473,15 +474,15 @@ public final class HostPipeline {
 
     /// Sets the composite's bitrate from the weakest participant's estimate, less audio.
     ///
-    /// With temporal layers, it also chooses each participant's layers (see ``TemporalLayerAllocator``).
+    /// With the small encode (``HostPipelineConfiguration/simulcast``), it first chooses who
+    /// gets that (``SimulcastAllocator``); with temporal layers, then each of the others'
+    /// layers (``TemporalLayerAllocator``). With both, a participant goes to the small encode
+    /// only when its link cannot carry the first encode's base layer: layers serve the
+    /// middle links, the small encode the weakest.
     func updateCompositeBitrate() {
         guard !participants.isEmpty else { return }
         let budgets = participants.map {
             Int($0.downlink.transport.estimator.targetBitrate.bitsPerSecond) - configuration.audioBitrate
-        }
-        if configuration.effectiveSimulcast {
-            allocateSimulcast(budgets: budgets)
-            return
         }
         let layers = configuration.effectiveTemporalLayers
         // What the layers cost, as shares of the whole, once the encoder makes them.
@@ -490,13 +491,39 @@ public final class HostPipeline {
             let rates = video.layerRates.cumulativeRates(layers: layers, at: clock)
             if let total = rates.last, total > 0 { measured = rates.map { Double($0) / Double(total) } }
         }
+        let reducible = participants.map { $0.downlink.reductionBlockedUntil.map { clock >= $0 } ?? true }
+        var onFirstEncode = Array(participants.indices)
+        if configuration.simulcast {
+            // With layers, what a participant must carry of the first encode to stay on it:
+            // its base layer, judged as the layer allocator judges it; the whole encode
+            // once its base layer did not fit (its reduction abandoned and still held off).
+            // One in its first seconds counts at the base layer: it will be reducible by the
+            // time a move would be confirmed and held, and a move back costs a keyframe.
+            // Until an upper layer's frames are measured (just after the layers came on),
+            // the base layer looks like the whole stream: that says nothing of its share.
+            let upperLayersMeasured = measured.count > 1 && measured[measured.count - 2] < 1
+            let baseShare = max(layerAllocator.configuration.minimumBaseShare, upperLayersMeasured ? measured[0] : 0)
+            let shares = layers > 1
+                ? participants.indices.map { participants[$0].downlink.reductionsAbandoned > 0 && !reducible[$0] ? 1 : baseShare }
+                : []
+            let split = allocateSimulcast(budgets: budgets, baseShares: shares)
+            guard layers > 1 else {
+                video.setTargetBitrate(split.bitrate)
+                return
+            }
+            onFirstEncode = participants.indices.filter { !split.second[$0] }
+        }
         let allocation = layerAllocator.allocate(
-            budgets: budgets, current: participants.map(\.downlink.layers.targetLayer),
+            budgets: onFirstEncode.map { budgets[$0] },
+            current: onFirstEncode.map { participants[$0].downlink.layers.targetLayer },
             minimum: configuration.minimumBitrate, maximum: configuration.maximumBitrate,
-            measured: measured,
-            reducible: participants.map { $0.downlink.reductionBlockedUntil.map { clock >= $0 } ?? true })
+            measured: measured, reducible: onFirstEncode.map { reducible[$0] })
         let top = UInt8(layers - 1)
-        for (participant, layer) in zip(participants, allocation.layers) {
+        var targetLayers = Array(repeating: top, count: participants.count)
+        for (index, layer) in zip(onFirstEncode, allocation.layers) { targetLayers[index] = layer }
+        for (participant, layer) in zip(participants, targetLayers) {
+            // One on the small encode (a single layer) is given the first's every layer, to
+            // have when it comes back; the allocator takes them down again if need be.
             participant.downlink.layers.targetLayer = layer
             // A participant that gets fewer layers is on a link far below the composite's
             // rate: a keyframe sized for the composite is a second of its link, and sent as
@@ -522,12 +549,16 @@ public final class HostPipeline {
     }
 
     /// Splits the participants between the two encodes (``SimulcastAllocator``) and sets
-    /// both bitrates. A participant is not moved in its first ``simulcastWarmUp`` (its
+    /// the small encode's bitrate. A participant is not moved in its first ``simulcastWarmUp`` (its
     /// estimate is a guess) nor while held after its last move (``initialStreamSwitchHold``,
     /// doubling with each move: each costs a keyframe, of everyone's encode when it moves
     /// back), and it moves to the small encode only once the allocator has wanted that for
     /// ``simulcastConfirmation``.
-    private func allocateSimulcast(budgets: [Int]) {
+    ///
+    /// `baseShares` are the shares of the first encode each participant must carry to
+    /// follow it (see ``SimulcastAllocator/allocate(budgets:current:movable:minimum:maximum:baseShares:)``);
+    /// the first encode's bitrate is the caller's to set.
+    private func allocateSimulcast(budgets: [Int], baseShares: [Double]) -> SimulcastAllocator.Allocation {
         let small = HostPipelineVideo.smallStream
         let settled = participants.map { participant in
             let downlink = participant.downlink
@@ -538,7 +569,8 @@ public final class HostPipeline {
         let current = participants.map { $0.downlink.layers.targetStream == small }
         func allocate() -> SimulcastAllocator.Allocation {
             simulcastAllocator.allocate(budgets: budgets, current: current, movable: movable,
-                                        minimum: configuration.minimumBitrate, maximum: configuration.maximumBitrate)
+                                        minimum: configuration.minimumBitrate, maximum: configuration.maximumBitrate,
+                                        baseShares: baseShares)
         }
         var allocation = allocate()
         // A move to the small encode waits until the allocator has wanted it for
@@ -567,8 +599,8 @@ public final class HostPipeline {
             downlink.streamHeldUntil = clock + downlink.streamSwitchHold
             downlink.streamSwitchHold = min(downlink.streamSwitchHold * Int64(2), Self.maximumStreamSwitchHold)
         }
-        video.setTargetBitrate(allocation.bitrate)
         video.setSmallBitrate(allocation.secondBitrate)
+        return allocation
     }
 
     /// How long after joining a participant stays on the first encode. Shorter than

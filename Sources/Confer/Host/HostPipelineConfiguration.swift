@@ -73,10 +73,9 @@ public struct HostPipelineConfiguration: Sendable {
     /// links cannot carry what the rest can (``SimulcastAllocator``): they get the full frame
     /// rate at the size their link affords, and the first encode follows the others. It
     /// costs the host a second encode while anyone gets it (at most the small picture's
-    /// price). With temporal layers, those serve weak links instead and this is off.
+    /// price). With temporal layers as well, it goes only to links too weak for the first
+    /// encode's base layer; the layers serve the links between.
     public var simulcast: Bool
-    /// Whether the second encode is in use: ``simulcast`` without temporal layers.
-    public var effectiveSimulcast: Bool { simulcast && effectiveTemporalLayers == 1 }
     /// The largest datagram sent, SRTP tag included.
     public var maximumPacketSize: Int
     /// RTP sequence numbers, timestamp offsets and transport-wide sequence numbers start from it.

@@ -45,7 +45,7 @@ final class HostPipelineVideo {
     /// then I/L/T/K, then the 15-bit id), for the forwarders to shift while some participant
     /// may get less than every frame of the first encode; nil for H.264, which has none.
     private var pictureIDOffset: Int? {
-        guard configuration.effectiveTemporalLayers > 1 || configuration.effectiveSimulcast else { return nil }
+        guard configuration.effectiveTemporalLayers > 1 || configuration.simulcast else { return nil }
         switch configuration.codec {
         case .vp8: return 2
         case .vp9: return 1     // I/P/L/F/B/E/V/Z, then M and the 15-bit id

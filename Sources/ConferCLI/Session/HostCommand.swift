@@ -32,7 +32,7 @@ struct HostCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-simulcast"), help: "Encode the composite once only: members on weak links set everyone's bitrate.")
     var noSimulcast = false
     @Option(name: .customLong("temporal-layers"), help: ArgumentHelp(
-        "Temporal layers in the composite (1–3, VP8 or VP9): members on weak links get fewer instead of a second encode.",
+        "Temporal layers in the composite (1–3, VP8 or VP9): members on weak links get fewer; the second encode serves only links too weak for the base layer.",
         valueName: "N"))
     var temporalLayers = 1
     @Option(name: .shortAndLong, help: "Write the composite as encoded, what every member receives: .ivf (VP8/VP9) or .h264.")

@@ -47,7 +47,7 @@ struct MeetingCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The composite's bitrate ceiling in kbit/s.", valueName: "KBPS"))
     var bitrate = 1500
     @Option(name: .customLong("temporal-layers"), help: ArgumentHelp(
-        "Temporal layers in the composite (1–3, VP8 or VP9): participants on weak links get fewer, at a lower frame rate.",
+        "Temporal layers in the composite (1–3, VP8 or VP9): participants on weak links get fewer, at a lower frame rate; the second encode serves only links too weak for the base layer.",
         valueName: "N"))
     var temporalLayers = 1
     @Flag(name: .customLong("vp9-layers-as-one"), help: """
@@ -57,7 +57,7 @@ struct MeetingCommand: ParsableCommand {
     var vp9LayersAsOne = false
     @Flag(name: .customLong("no-simulcast"), help: """
         Encode the composite once only: members on weak links set everyone's bitrate instead of getting a second, \
-        smaller encode (off anyway with --temporal-layers above 1).
+        smaller encode (with --temporal-layers, only the layers serve them).
         """)
     var noSimulcast = false
     @Flag(inversion: .prefixedNo, help: "Pace video packets at 2.5 × the bandwidth estimate (the default), or send each frame as one burst.")
