@@ -10,14 +10,11 @@ public final class AnyVideoEncoder {
     /// An encoder for `codec` with `settings`: libvpx for VP8 and VP9, x264 for H.264.
     ///
     /// `allowsFrameDropping` lets libvpx's rate control skip frames to hold the bitrate
-    /// (x264 never drops); benchmarks turn it off so every frame is encoded. VP8 and VP9
-    /// number their first frame `firstPictureID` and `firstTL0PictureIndex` (H.264 has neither).
-    public init(codec: Codec, settings: VideoEncoderSettings, allowsFrameDropping: Bool = true,
-                firstPictureID: UInt16 = 0, firstTL0PictureIndex: UInt8 = 0) throws {
+    /// (x264 never drops); benchmarks turn it off so every frame is encoded.
+    public init(codec: Codec, settings: VideoEncoderSettings, allowsFrameDropping: Bool = true) throws {
         switch codec {
         case .vp8, .vp9:
-            box = ConcreteVideoEncoder(try VPXEncoder(codec: codec, settings: settings, allowsFrameDropping: allowsFrameDropping,
-                                                      firstPictureID: firstPictureID, firstTL0PictureIndex: firstTL0PictureIndex))
+            box = ConcreteVideoEncoder(try VPXEncoder(codec: codec, settings: settings, allowsFrameDropping: allowsFrameDropping))
         case .h264: box = ConcreteVideoEncoder(try X264Encoder(settings: settings))
         case .opus: throw CodecConfigurationError("opus is an audio codec; it cannot encode video")
         }

@@ -7,11 +7,8 @@ public import ConferMedia
 /// sharpness before frame rate on both.
 ///
 /// A size change replaces the encoder; the new one's first frame is a keyframe, which
-/// every receiver's decoder needs at a new size anyway, and it continues the old one's
-/// picture ids and TL0PICIDX (RFC 7741 and 9628 have them rise by one a frame): a receiver
-/// that loses that keyframe sees a gap, not ids it has had before, whose frames would
-/// reach its decoder without their references. Receivers scale what they decode to their
-/// views, so nothing else changes for them.
+/// every receiver's decoder needs at a new size anyway. Receivers scale what they decode
+/// to their views, so nothing else changes for them.
 public final class ScalingVideoEncoder {
     /// The full size and everything else the encoders are made with.
     public let settings: VideoEncoderSettings
@@ -32,9 +29,6 @@ public final class ScalingVideoEncoder {
     public private(set) var framesSkippedForFrameRate = 0
     /// The capture time of the last picture handed to the encoder.
     private var lastEncodedAt: Timestamp?
-    /// The picture id and TL0PICIDX the next encoder starts from (VP8, VP9).
-    private var nextPictureID: UInt16 = 0
-    private var nextTL0PictureIndex: UInt8 = 0
 
     /// An encoder for `settings` (its size is the full size, its bitrate the start),
     /// following the bitrate with a ladder when `adaptsResolution`; with
@@ -119,8 +113,7 @@ public final class ScalingVideoEncoder {
                 current.baseLayerShare = baseLayerShare
                 current.temporalLayers = temporalLayers
                 encoder = try Self.makeEncoder(codec: encoder.codec, settings: current, size: size, bitrate: bitrate,
-                                               allowsFrameDropping: allowsFrameDropping, firstPictureID: nextPictureID,
-                                               firstTL0PictureIndex: nextTL0PictureIndex)
+                                               allowsFrameDropping: allowsFrameDropping)
                 pool = Self.pool(for: size, full: settings)
                 try encoder.setKeyframeSizeLimit(keyframeSizeLimit)
             }
@@ -134,29 +127,17 @@ public final class ScalingVideoEncoder {
             }
         }
         lastEncodedAt = frame.timestamp
-        let encoded: Bool
-        if let pool {
-            encoded = try encoder.encode(try scaler.scaled(frame, using: pool), into: &output)
-        } else {
-            encoded = try encoder.encode(frame, into: &output)
-        }
-        if encoded, let (pictureID, tl0) = output.vp8.map({ ($0.pictureID, $0.tl0PictureIndex) })
-                                           ?? output.vp9.map({ ($0.pictureID, $0.tl0PictureIndex) }) {
-            nextPictureID = (pictureID &+ 1) & 0x7FFF
-            nextTL0PictureIndex = tl0 &+ 1
-        }
-        return encoded
+        guard let pool else { return try encoder.encode(frame, into: &output) }
+        return try encoder.encode(try scaler.scaled(frame, using: pool), into: &output)
     }
 
     private static func makeEncoder(codec: Codec, settings: VideoEncoderSettings, size: (Int, Int), bitrate: Int,
-                                    allowsFrameDropping: Bool, firstPictureID: UInt16 = 0,
-                                    firstTL0PictureIndex: UInt8 = 0) throws -> AnyVideoEncoder {
+                                    allowsFrameDropping: Bool) throws -> AnyVideoEncoder {
         var sized = settings
         sized.width = size.0
         sized.height = size.1
         sized.bitrate = bitrate
-        return try AnyVideoEncoder(codec: codec, settings: sized, allowsFrameDropping: allowsFrameDropping,
-                                   firstPictureID: firstPictureID, firstTL0PictureIndex: firstTL0PictureIndex)
+        return try AnyVideoEncoder(codec: codec, settings: sized, allowsFrameDropping: allowsFrameDropping)
     }
 
     /// Frames for pictures scaled to `size`, or nil when that is the full size.

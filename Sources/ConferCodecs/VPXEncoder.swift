@@ -76,10 +76,8 @@ public final class VPXEncoder: VideoEncoder {
     /// - Parameters:
     ///   - allowsFrameDropping: let rate control skip frames rather than overshoot the bitrate.
     ///   - firstPictureID: the 15-bit picture id of the first frame (RTP senders often pick it at random).
-    ///   - firstTL0PictureIndex: the TL0PICIDX of the first frame; with `firstPictureID`, an
-    ///     encoder that replaces another on the same stream continues its numbers.
     public init(codec: Codec, settings: VideoEncoderSettings, allowsFrameDropping: Bool = true,
-                firstPictureID: UInt16 = 0, firstTL0PictureIndex: UInt8 = 0) throws(VPXError) {
+                firstPictureID: UInt16 = 0) throws(VPXError) {
         let iface = try VPXContext.interface(for: codec, encoder: true)
         try Self.validate(settings, codec: codec)
         self.codec = codec
@@ -87,7 +85,6 @@ public final class VPXEncoder: VideoEncoder {
         self.settings = settings
         self.allowsFrameDropping = allowsFrameDropping
         pictureID = firstPictureID & 0x7FFF
-        tl0PictureIndex = firstTL0PictureIndex
         frameTicks = max(1, Int64((Double(Self.clockRate) / settings.frameRate).rounded()))
         // WebRTC caps a keyframe at the frames that fit in half the optimal buffer (9 at 30 fps), at least 3.
         maxIntraPercent = max(300, UInt32(Double(Self.bufferMs.optimal) * 0.5 * settings.frameRate / 10))

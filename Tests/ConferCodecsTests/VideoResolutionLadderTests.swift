@@ -169,29 +169,6 @@ import Testing
         #expect(encoder.encodedFrameRate == 30 && encoder.sizeChanges == 0 && encoder.ladder?.switches == 1)
     }
 
-    /// The encoder made for a new size continues the old one's picture ids and TL0PICIDX:
-    /// a receiver that loses the new keyframe sees a gap, not ids it already has.
-    @Test(arguments: [Codec.vp8, .vp9])
-    func aNewSizeContinuesThePictureIDs(codec: Codec) throws {
-        let encoder = try ScalingVideoEncoder(
-            codec: codec, settings: VideoEncoderSettings(width: 640, height: 360, frameRate: 30, bitrate: 150_000, speed: 8,
-                                                        errorResilient: true))
-        var video = SyntheticVideo(width: 640, height: 360, noiseAmplitude: 4)
-        var output = EncodedFrame(codec: codec)
-        var ids: [UInt16] = [], tl0s: [UInt8] = [], keyframes: [Int] = []
-        for index in 0 ..< 75 {
-            if index == 30 { try encoder.setBitrate(600_000) }
-            let frame = video.frame(index)
-            guard try encoder.encode(frame, at: frame.timestamp, into: &output) else { continue }
-            if output.isKeyframe { keyframes.append(ids.count) }
-            ids.append(output.vp8?.pictureID ?? output.vp9!.pictureID)
-            tl0s.append(output.vp8?.tl0PictureIndex ?? output.vp9!.tl0PictureIndex)
-        }
-        #expect(encoder.sizeChanges == 1 && keyframes.count == 2, "keyframes at \(keyframes)")
-        #expect(ids == (0 ..< UInt16(ids.count)).map { $0 }, "\(ids)")
-        #expect(tl0s == (0 ..< ids.count).map { UInt8(truncatingIfNeeded: $0) }, "\(tl0s)")
-    }
-
     @Test func withoutTheLadderTheSizeIsFixed() throws {
         let (sizes, encoder) = try Self.run(bitrate: 150_000, later: 600_000, adapts: false)
         #expect(Set(sizes) == ["640x360"])

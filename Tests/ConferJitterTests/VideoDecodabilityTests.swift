@@ -98,23 +98,6 @@ struct VideoDecodabilityTests {
         #expect(stats.packetsLost == 1)
     }
 
-    @Test("picture ids that start again (an encoder replaced, its keyframe lost) are not decoded: a keyframe is asked for")
-    func pictureIDsThatGoBack() throws {
-        // Frames 4… are a new encoder's, numbered from 0 again, keyframes at frames 4 and 9.
-        var frames = VideoPackets.frames(count: 12, packetsPerFrame: 2, keyframes: [0, 4, 9])
-        for index in 4 ..< frames.count {
-            for part in frames[index].indices {
-                frames[index][part].payload = VideoPackets.payload(pictureID: UInt16(index - 4), first: part == 0,
-                                                                   keyframe: index == 4 || index == 9)
-            }
-        }
-        var driver = try VideoBufferDriver()
-        driver.play(frames) { $0.sequenceNumber == 8 }   // the new encoder's keyframe, first packet
-        // Its frames 1…4 would name pictures 0…3 delivered before, of the old encoder.
-        #expect(driver.delivered == [0, 1, 2, 3, 5, 6, 7])
-        #expect(driver.keyframeRequests.count == 1)
-    }
-
     @Test("a stream that starts without a keyframe asks for one and plays from it")
     func startWithoutKeyframe() throws {
         let frames = VideoPackets.frames(count: 10, packetsPerFrame: 1, keyframes: [4])

@@ -15,10 +15,6 @@ import ConferMedia
 ///   frame, that no frame of layers 1…k was lost since;
 /// - VP9 flexible mode: every picture its P_DIFFs name was delivered (so a lost upper-layer
 ///   frame costs only the frames that name it, as with TL0PICIDX).
-///
-/// With picture ids, a frame whose id is not past the last one delivered is not decodable:
-/// the sender's numbers went back (an encoder replaced, its keyframe lost), and the pictures
-/// it refers to are not the ones of those ids delivered before.
 struct VideoDecodability: Sendable {
     private(set) var needsKeyframe = true
     private(set) var hasDelivered = false
@@ -31,8 +27,6 @@ struct VideoDecodability: Sendable {
     private var brokenLayer = UInt8.max
 
     private var pictureReference: (raw: UInt16, unwrapped: Int64, modulus: Int64)?
-    /// The unwrapped picture id of the last base-spatial-layer frame delivered, when ids are known.
-    private var lastDeliveredPictureID: Int64?
     private var tl0Reference: (raw: UInt8, unwrapped: Int64)?
 
     init() {
@@ -92,7 +86,6 @@ struct VideoDecodability: Sendable {
             return contiguous
         case .picture:
             if d.spatialLayer > 0 { return wasDelivered(frame.pictureID) }
-            if let last = lastDeliveredPictureID, frame.pictureID <= last { return false }
             return wasDelivered(frame.pictureID - 1) || contiguous
         case .temporal:
             if d.spatialLayer > 0 { return wasDelivered(frame.pictureID) }
@@ -100,7 +93,6 @@ struct VideoDecodability: Sendable {
             if d.temporalLayer == 0 { return lastTL0 == frame.tl0Index - 1 }
             return lastTL0 == frame.tl0Index && (d.layerSync || brokenLayer > d.temporalLayer)
         case .flexible:
-            if d.spatialLayer == 0, let last = lastDeliveredPictureID, frame.pictureID <= last { return false }
             if d.referenceDiffs.isEmpty { return d.spatialLayer > 0 ? wasDelivered(frame.pictureID) : contiguous }
             return d.referenceDiffs.allSatisfy { wasDelivered(frame.pictureID - Int64($0)) }
         }
@@ -114,7 +106,6 @@ struct VideoDecodability: Sendable {
             delivered[Int(truncatingIfNeeded: frame.pictureID) & (Self.ringSize - 1)] = frame.pictureID
         }
         guard d.spatialLayer == 0 else { return }
-        if d.pictureIDModulus > 0 { lastDeliveredPictureID = frame.pictureID }
         if d.isKeyframe {
             needsKeyframe = false
             brokenLayer = .max
