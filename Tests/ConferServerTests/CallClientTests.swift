@@ -41,7 +41,12 @@ struct CallClientTests {
         #expect(bobControl.figures.framesReceived - stopped <= 2, "no pictures while alice's camera is off")
         #expect(bobControl.figures.audioPacketsReceived > 0, "the muted microphone still sends (silence)")
         await call.startVideo()
-        try await Task.sleep(for: .seconds(2))
+        // Pictures again once the camera is back: 10 frames take well under a second on an
+        // idle machine; a busy one gets up to ten seconds for the keyframe and the rest.
+        let restarted = ContinuousClock.now
+        while bobControl.figures.framesReceived <= stopped + 10, ContinuousClock.now - restarted < .seconds(10) {
+            try await Task.sleep(for: .milliseconds(50))
+        }
         #expect(bobControl.figures.framesReceived > stopped + 10, "pictures again once the camera is back")
 
         await answer.setItems(["b": "2"])

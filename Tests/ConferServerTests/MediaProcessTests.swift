@@ -37,6 +37,11 @@ struct MediaProcessTests {
         try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
     }
 
+    /// The latest of a process's once-a-second `connectInfo` figures, as numbers.
+    func latestFigures(_ process: ConferProcess) -> [String: Any]? {
+        process.events.last { ($0["event"] as? String) == "connectInfo" }?["info"] as? [String: Any]
+    }
+
     @Test func everyApprovedMemberIsInEveryonesCompositeAndTheDeclinedOneNowhere() async throws {
         let directory = NSTemporaryDirectory() + "confer-live-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -49,12 +54,28 @@ struct MediaProcessTests {
         var members: [(String, ConferProcess)] = []
         for name in ["alice", "bob", "carol"] {
             members.append((name, try server.member("join", token: try await server.token(name),
-                                                    ["--duration", "7", "-o", "\(directory)/\(name).ivf", "--report", "\(directory)/\(name).json"] + Self.camera)))
+                                                    ["--events", "-o", "\(directory)/\(name).ivf", "--report", "\(directory)/\(name).json"] + Self.camera)))
         }
         let dave = try server.member("join", token: try await server.token("dave"), ["--report", "\(directory)/dave.json"])
         #expect(await dave.exitStatus() == 3)
         let daveReport = try report("\(directory)/dave.json")
         #expect(daveReport["admitted"] as? Bool == false && daveReport["media"] == nil, "a declined member never sends media")
+
+        // Members start one after another and a busy machine starts them slowly, so the checks
+        // are tied to events, not to durations: from the second the host decodes all three,
+        // each member's decoded-frame count and the host's sent-frame count mark where the
+        // composite must show everyone; five more seconds of it, then everyone leaves.
+        #expect(await host.wait(upTo: 60) { (self.latestFigures($0)?["streamsReceived"] as? Int ?? 0) == 3 },
+                "the host decoded every member: \(host.stderr)")
+        let hostSentAtAllThree = latestFigures(host)?["framesSent"] as? Int ?? 0
+        var decodedAtAllThree: [String: Int] = [:]
+        for (name, process) in members { decodedAtAllThree[name] = latestFigures(process)?["framesReceived"] as? Int ?? 0 }
+        for (name, process) in members {
+            let start = decodedAtAllThree[name] ?? 0
+            #expect(await process.wait(upTo: 30) { (self.latestFigures($0)?["framesReceived"] as? Int ?? 0) >= start + 75 },
+                    "\(name) decoded five seconds of composites with everyone: \(process.stderr)")
+        }
+        for (_, process) in members { process.signal(SIGINT) }
 
         var slots: [String: Int] = [:]
         for (name, process) in members {
@@ -68,26 +89,28 @@ struct MediaProcessTests {
         #expect(Set(slots.values) == [1, 2, 3])
         for (name, _) in members {
             let decoded = try frames("\(directory)/\(name).ivf")
-            #expect(decoded.count >= 30, "\(name) decoded \(decoded.count) composites")
-            // Two seconds before the end: at the very end the others are leaving too.
-            let last = decoded[max(0, decoded.count - 30)]
-            #expect(last.width == 320 && last.height == 180)
+            // Two seconds after the host had everyone (a second of figures' lag, a second for
+            // the composite to travel), and two before the member left.
+            let index = (decodedAtAllThree[name] ?? 0) + 30
+            #expect(decoded.count >= index + 30, "\(name) decoded \(decoded.count) composites")
+            let frame = decoded[min(index, decoded.count - 1)]
+            #expect(frame.width == 320 && frame.height == 180)
             for (other, slot) in slots {
-                let share = coverage(of: TestPalette.color(at: slot - 1), in: last)
-                #expect(share > 0.02, "\(name) sees \(other) (slot \(slot)) on \(share * 100)% of the composite")
+                let share = coverage(of: TestPalette.color(at: slot - 1), in: frame)
+                #expect(share > 0.02, "\(name) sees \(other) (slot \(slot)) on \(share * 100)% of composite \(index)")
             }
-            #expect(coverage(of: TestPalette.color(at: 3), in: last) < 0.005, "nobody in slot 4's colour")
+            #expect(coverage(of: TestPalette.color(at: 3), in: frame) < 0.005, "nobody in slot 4's colour")
         }
         host.signal(SIGINT)
         #expect(await host.exitStatus() == 0)
         let hostReport = try report("\(directory)/host.json")
         #expect((hostReport["declined"] as? [String]) == ["dave"])
         let hostMedia = try #require(hostReport["media"] as? [String: Any])
-        #expect((hostMedia["framesSent"] as? Int ?? 0) >= 60)
+        #expect((hostMedia["framesSent"] as? Int ?? 0) >= hostSentAtAllThree + 75)
         // The host's own recording is the composite everyone received.
         let recorded = try frames("\(directory)/host.ivf")
-        #expect(recorded.count >= 60)
-        let middle = recorded[recorded.count / 2]
+        #expect(recorded.count >= hostSentAtAllThree + 75)
+        let middle = recorded[min(hostSentAtAllThree + 30, recorded.count - 1)]
         for (other, slot) in slots {
             #expect(coverage(of: TestPalette.color(at: slot - 1), in: middle) > 0.02, "the host's recording shows \(other)")
         }

@@ -5,11 +5,17 @@ import Testing
 /// media over loopback (live senders and receivers, meetings of separate processes) measures
 /// what a busy second core would distort. A file lock, polled (a blocking lock would hold one
 /// of the two cooperative threads), shared with the other test target's copy of this trait.
+/// `Scripts/test` also keeps the virtual-time tests, which hold both cores, out of their way.
 struct WallClockExclusive: TestTrait, SuiteTrait, TestScoping {
     static let path = NSTemporaryDirectory() + "confer-wall-clock-tests.lock"
     var isRecursive: Bool { true }
 
     func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+        // `Scripts/test` runs the virtual-time tests first and these alone afterwards; one
+        // that its list of wall-clock suites misses would run beside them, under load.
+        if ProcessInfo.processInfo.environment["CONFER_TEST_PHASE"] == "virtual-time" {
+            Issue.record("\(test.name) runs against the wall clock: add its suite to WALL_CLOCK in Scripts/test")
+        }
         let descriptor = open(Self.path, O_CREAT | O_RDWR, 0o644)
         defer { if descriptor >= 0 { close(descriptor) } }
         if descriptor >= 0 {
