@@ -148,12 +148,14 @@ let package = Package(
         .testTarget(name: "ConferRenderTests", dependencies: ["ConferRender", "ConferMedia"], swiftSettings: strict),
         .testTarget(name: "ConferNetTests", dependencies: ["ConferNet", "ConferMedia"], swiftSettings: strict),
         .testTarget(name: "ConferSessionTests", dependencies: ["ConferSession"], swiftSettings: strict),
-        .testTarget(name: "ConferServerTests", dependencies: ["ConferSession", "ConferServer", "ConferClient", "ConferTokens", "ConferCLI", "ConferJobs", "ConferMedia", "ConferLive",
+        // Helpers the test targets share (the wall-clock trait); built only for tests.
+        .target(name: "ConferTestSupport", path: "Tests/ConferTestSupport", swiftSettings: strict),
+        .testTarget(name: "ConferServerTests", dependencies: ["ConferTestSupport", "ConferSession", "ConferServer", "ConferClient", "ConferTokens", "ConferCLI", "ConferJobs", "ConferMedia", "ConferLive",
                                                               .product(name: "WSClient", package: "swift-websocket"),
                                                               .product(name: "Logging", package: "swift-log"),
                                                               .product(name: "GRDB", package: "GRDB.swift")],
                     swiftSettings: strict),
-        .testTarget(name: "ConferTests", dependencies: ["Confer", "ConferJobs", "ConferSimulation", "ConferLive", "ConferCLI", "ConferMedia",
+        .testTarget(name: "ConferTests", dependencies: ["ConferTestSupport", "Confer", "ConferJobs", "ConferSimulation", "ConferLive", "ConferCLI", "ConferMedia",
                                                         "ConferCodecs", "ConferRTP", "ConferSRTP", "ConferNet", "ConferMixer", "ConferJitter",
                                                         "ConferRender"], swiftSettings: strict),
     ]

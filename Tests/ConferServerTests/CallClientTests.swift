@@ -3,6 +3,7 @@ import ConferLive
 import ConferSession
 import Foundation
 import Testing
+import ConferTestSupport
 
 /// The call client library against a real server process: two devices in this process,
 /// each with its own WebSocket and UDP socket, media straight between them.

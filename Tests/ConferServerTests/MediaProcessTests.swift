@@ -2,6 +2,7 @@ import ConferJobs
 import ConferMedia
 import Foundation
 import Testing
+import ConferTestSupport
 
 /// Live meetings with media between separate processes: a host compositing on one UDP
 /// socket, participants sending test patterns in their slot's colour and writing the

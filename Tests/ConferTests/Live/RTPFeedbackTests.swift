@@ -5,6 +5,7 @@ import ConferMedia
 import ConferNet
 @testable import ConferLive
 @testable import ConferJobs
+import ConferTestSupport
 
 /// What one `confer send` → `confer netsim` → `confer receive` run gave.
 struct RelayedRun {

@@ -8,6 +8,7 @@ import ConferRTP
 import ConferSRTP
 @testable import ConferLive
 @testable import ConferJobs
+import ConferTestSupport
 
 /// Runs ``LiveReceiver`` on a free loopback port and, once it listens, `send(port)`; returns
 /// the receiver's report (it ends by its idle timeout, or `maxDuration` as a bound).

@@ -1,16 +1,19 @@
 import Foundation
-import Testing
+public import Testing
 
 /// Runs a wall-clock test alone among the wall-clock tests of every test target: real-time
 /// media over loopback (live senders and receivers, meetings of separate processes) measures
 /// what a busy second core would distort. A file lock, polled (a blocking lock would hold one
-/// of the two cooperative threads), shared with the other test target's copy of this trait.
+/// of the two cooperative threads), so it holds across the test targets that use it.
 /// `Scripts/test` also keeps the virtual-time tests, which hold both cores, out of their way.
-struct WallClockExclusive: TestTrait, SuiteTrait, TestScoping {
-    static let path = NSTemporaryDirectory() + "confer-wall-clock-tests.lock"
-    var isRecursive: Bool { true }
+public struct WallClockExclusive: TestTrait, SuiteTrait, TestScoping {
+    /// The lock file every test target's wall-clock tests share.
+    public static let path = NSTemporaryDirectory() + "confer-wall-clock-tests.lock"
+    /// Every test of a suite so marked is alone.
+    public var isRecursive: Bool { true }
 
-    func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+    /// Runs `function` once no other wall-clock test holds the lock.
+    public func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
         // `Scripts/test` runs the virtual-time tests first and these alone afterwards; one
         // that its list of wall-clock suites misses would run beside them, under load.
         if ProcessInfo.processInfo.environment["CONFER_TEST_PHASE"] == "virtual-time" {
@@ -28,5 +31,5 @@ struct WallClockExclusive: TestTrait, SuiteTrait, TestScoping {
 
 extension Trait where Self == WallClockExclusive {
     /// Alone among wall-clock tests (see ``WallClockExclusive``).
-    static var wallClockExclusive: WallClockExclusive { WallClockExclusive() }
+    public static var wallClockExclusive: WallClockExclusive { WallClockExclusive() }
 }
