@@ -21,6 +21,7 @@
 //   ConferCodecs      — Opus, VP8, VP9, H.264, and the files that need them to be read (Ogg Opus, probe)
 //   ConferMedia       — frames, pools, clocks, containers, scaling, metrics
 //   CShims/*          — one module map per system library
+//   ConferTestSupport — under Tests/: what the test targets share (the wall-clock trait)
 // Apps that only need media link Confer, ConferLive or below and none of the server's packages.
 import PackageDescription
 
@@ -148,7 +149,7 @@ let package = Package(
         .testTarget(name: "ConferRenderTests", dependencies: ["ConferRender", "ConferMedia"], swiftSettings: strict),
         .testTarget(name: "ConferNetTests", dependencies: ["ConferNet", "ConferMedia"], swiftSettings: strict),
         .testTarget(name: "ConferSessionTests", dependencies: ["ConferSession"], swiftSettings: strict),
-        // Helpers the test targets share (the wall-clock trait); built only for tests.
+        // What the test targets share (the wall-clock trait); no product links it.
         .target(name: "ConferTestSupport", path: "Tests/ConferTestSupport", swiftSettings: strict),
         .testTarget(name: "ConferServerTests", dependencies: ["ConferTestSupport", "ConferSession", "ConferServer", "ConferClient", "ConferTokens", "ConferCLI", "ConferJobs", "ConferMedia", "ConferLive",
                                                               .product(name: "WSClient", package: "swift-websocket"),
