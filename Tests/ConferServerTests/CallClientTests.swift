@@ -1,9 +1,9 @@
 import ConferClient
 import ConferLive
 import ConferSession
+import ConferTestSupport
 import Foundation
 import Testing
-import ConferTestSupport
 
 /// The call client library against a real server process: two devices in this process,
 /// each with its own WebSocket and UDP socket, media straight between them.

@@ -1,9 +1,9 @@
 import ConferJobs
 import ConferMedia
+import ConferTestSupport
 import Foundation
 import GRDB
 import Testing
-import ConferTestSupport
 
 /// One-to-one calls between separate `confer call` processes through a `confer serve`
 /// process, over loopback on the wall clock with margins: every end result, two devices

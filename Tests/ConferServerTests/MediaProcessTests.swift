@@ -1,8 +1,8 @@
 import ConferJobs
 import ConferMedia
+import ConferTestSupport
 import Foundation
 import Testing
-import ConferTestSupport
 
 /// Live meetings with media between separate processes: a host compositing on one UDP
 /// socket, participants sending test patterns in their slot's colour and writing the

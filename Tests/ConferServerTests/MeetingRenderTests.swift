@@ -3,9 +3,9 @@ import ConferLive
 import ConferJobs
 import ConferMedia
 import ConferSession
+import ConferTestSupport
 import Foundation
 import Testing
-import ConferTestSupport
 
 /// Per-member rendering through the client library against a real server process: the
 /// host hides a member's tile in the composite it draws, from the next frame, and shows it

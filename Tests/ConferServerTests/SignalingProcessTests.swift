@@ -1,6 +1,6 @@
+import ConferTestSupport
 import Foundation
 import Testing
-import ConferTestSupport
 
 /// Meetings between separate `confer` processes over loopback, on the wall clock with margins.
 @Suite(.serialized, .timeLimit(.minutes(3)))
