@@ -21,10 +21,12 @@ struct ConferCommand: AsyncParsableCommand {
                       ServeCommand.self, TokenCommand.self, HostCommand.self, JoinCommand.self, RoomsCommand.self]
     )
 
-    /// ArgumentParser's own `main`, but with one exit status for every refused option: a job
-    /// that refuses its options (``JobError`` of kind `invalidOptions`, say `meeting
-    /// --participants 0`) ends with the usage status 64, as the options ArgumentParser checks
-    /// do, rather than 1, which stays for work that failed.
+    /// ArgumentParser's own `main`, with one exit status and one message for every refused
+    /// option. ArgumentParser gives 64 and the command's usage for what `validate()` refuses,
+    /// but for what `run()` refuses the root's usage ("confer <subcommand>"), and for a job that
+    /// refuses its options (``JobError`` of kind `invalidOptions`, say `meeting
+    /// --participants 0`) status 1. Here both end with 64 and point to the command's own help;
+    /// 1 stays for work that failed.
     static func main() async {
         let command: any ParsableCommand
         do { command = try await asyncParseAsRoot() } catch { exit(withError: error) }
@@ -44,12 +46,28 @@ struct ConferCommand: AsyncParsableCommand {
         }
     }
 
-    /// What to print for `error` thrown by `command` if it is the user's option mistake
-    /// found only once the work was set up (the options ArgumentParser checks never get
-    /// here), or nil for any other error.
+    /// What to print for `error` thrown by `command`'s `run()` if it is an option the user
+    /// got wrong, found only once the work was set up, or nil for any other error.
     static func usageError(_ error: any Error, in command: any ParsableCommand.Type) -> String? {
-        guard let job = error as? JobError, job.kind == .invalidOptions else { return nil }
-        let name = command.configuration.commandName.map { "confer \($0)" } ?? "confer"
-        return "Error: \(job.detail)\n  See '\(name) --help' for the options."
+        let message: String
+        switch error {
+        case let job as JobError where job.kind == .invalidOptions: message = job.detail
+        case let validation as ValidationError: message = validation.message
+        default: return nil
+        }
+        return "Error: \(message)\n  See '\(path(of: command)) --help' for the options."
+    }
+
+    /// How a user names `command`: "confer rooms list" for `RoomsCommand.List`.
+    static func path(of command: any ParsableCommand.Type) -> String {
+        func search(_ node: any ParsableCommand.Type, _ names: [String]) -> [String]? {
+            let names = names + [node._commandName]
+            if node == command { return names }
+            for child in node.configuration.subcommands {
+                if let found = search(child, names) { return found }
+            }
+            return nil
+        }
+        return (search(Self.self, []) ?? ["confer"]).joined(separator: " ")
     }
 }

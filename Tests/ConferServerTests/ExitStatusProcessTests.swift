@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `confer`'s exit status, from the process a user runs: a wrong option is 64 whether
-/// ArgumentParser or the job refuses it, and work that fails is 1.
+/// ArgumentParser, the command's `run()` or the job refuses it, and work that fails is 1.
 @Suite(.serialized, .timeLimit(.minutes(1)), .wallClockExclusive)
 struct ExitStatusProcessTests {
     /// The exit status and stderr of `arguments`.
@@ -24,6 +24,13 @@ struct ExitStatusProcessTests {
         let (status, stderr) = try await run(["meeting", "--participants", "many", "-q"])
         #expect(status == 64, "\(stderr)")
         #expect(stderr.contains("--participants"), "\(stderr)")
+    }
+
+    @Test func anOptionRunRefusesPointsToItsCommand() async throws {
+        let (status, stderr) = try await run(["join", "--server", "http://127.0.0.1:9", "--token", "not-a-token", "-q"])
+        #expect(status == 64, "\(stderr)")
+        #expect(stderr.contains("Error: the token is not a JWT"), "\(stderr)")
+        #expect(stderr.contains("See 'confer join --help'") && !stderr.contains("confer <subcommand>"), "\(stderr)")
     }
 
     @Test func failedWorkIsStatusOne() async throws {

@@ -60,7 +60,11 @@ struct LiveCommand: AsyncParsableCommand {
         defer { server.signal(SIGKILL) }
         let deadline = ContinuousClock.now + .seconds(20)
         while url.withLock({ $0 }) == nil, ContinuousClock.now < deadline, server.isRunning { try await Task.sleep(for: .milliseconds(20)) }
-        guard let serverURL = url.withLock({ $0 }) else { throw ValidationError("the server did not start: \(server.stderr)") }
+        guard let serverURL = url.withLock({ $0 }) else {
+            // A failure, not a wrong option: status 1, not ValidationError's 64.
+            printError("Error: the server did not start: \(server.stderr)")
+            throw ExitCode.failure
+        }
         note("server    \(serverURL)")
 
         let issuer = try await TokenIssuer(secret: secret)
