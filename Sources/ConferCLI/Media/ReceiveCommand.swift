@@ -1,5 +1,6 @@
 import Foundation
 import ArgumentParser
+import Synchronization
 import Confer
 import ConferMedia
 import ConferNet
@@ -51,9 +52,12 @@ struct ReceiveCommand: AsyncParsableCommand {
     var noFeedback = false
     @Option(help: "Payload type of retransmissions (RFC 4588 RTX; default: the media's plus one).")
     var rtxPayloadType: Int?
+    @Flag(help: "Print one JSON object per line on stdout: listening, each second's figures, then the report (instead of --json).")
+    var events = false
     @OptionGroup var outputOptions: OutputOptions
 
     func validate() throws {
+        if events && outputOptions.json { throw ValidationError("--events ends with the report as its last line; leave out --json") }
         if sdp == nil {
             guard let listen, UDPAddress(parsing: listen) != nil else { throw ValidationError("--listen HOST:PORT is needed (or --sdp)") }
             guard codec != nil else { throw ValidationError("--codec is needed (or --sdp)") }
@@ -97,16 +101,50 @@ struct ReceiveCommand: AsyncParsableCommand {
         options.frameRate = fps
         let quiet = outputOptions.quiet
         let chosen = options
+        let printer = EventPrinter(json: events, quiet: quiet)
+        let progress = Mutex(outputOptions.progress("receive"))
+        let unit = chosen.codec.isVideo ? "frames" : "packets"
+        let seconds = Mutex(0)
         // Ctrl-C ends reception the way the idle timeout does, so the file is still completed.
         let reception = Task {
-            try await LiveReceiver.run(options: chosen) { port in
-                if !quiet { printError("receive: listening on \(UDPAddress(host: chosen.listen.host, port: port))") }
-            }
+            try await LiveReceiver.run(options: chosen, ready: { port in
+                let address = UDPAddress(host: chosen.listen.host, port: port)
+                printer.print("listening", ["address": address.description, "port": port])
+                if !quiet { printError("receive: listening on \(address)") }
+            }, second: { report in
+                let second = seconds.withLock { count in
+                    count += 1
+                    return count
+                }
+                printer.print("second", Self.figures(report, second: second))
+                progress.withLock { $0.update(report.framesDecoded, of: nil, unit: unit) }
+            })
         }
         let interrupt = reception.cancelledOnInterrupt()
         defer { interrupt.cancel() }
         let report = try await reception.value
-        try outputOptions.emit(report)
+        progress.withLock { $0.finish() }
+        if events {
+            printer.print("ended", ["reason": report.endReason, "report": EventPrinter.encoded(report)])
+        } else {
+            try outputOptions.emit(report)
+        }
+    }
+
+    /// What `--events` says each second: the totals so far.
+    static func figures(_ report: LiveReceiveReport, second: Int) -> [String: Any] {
+        var fields: [String: Any] = [
+            "second": second, "datagrams": report.datagrams, "bytes": report.bytes, "packetsAccepted": report.packetsAccepted,
+            "lost": report.lost, "framesDecoded": report.framesDecoded, "framesWritten": report.framesWritten,
+            "jitterMs": (report.jitterMilliseconds * 10).rounded() / 10,
+        ]
+        if let ssrc = report.streams.first?.ssrc { fields["ssrc"] = ssrc }
+        if let video = report.pipeline?.video {
+            fields["freezes"] = video.freezeCount
+            fields["nacksSent"] = video.nackCount
+            fields["keyframeRequestsSent"] = video.pliCount + video.firCount
+        }
+        return fields
     }
 }
 

@@ -60,9 +60,12 @@ struct NetsimCommand: AsyncParsableCommand {
     var returnLoss: Double = 0
     @Option(help: ArgumentHelp("Stop after this many seconds (default: run until Ctrl-C).", valueName: "S"))
     var duration: Double?
+    @Flag(help: "Print one JSON object per line on stdout: listening, each second's counters, then the report (instead of --json).")
+    var events = false
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
+        if events && output.json { throw ValidationError("--events ends with the report as its last line; leave out --json") }
         // --loss, --burst, --delay, --jitter and --bandwidth are checked by NetworkConditionOptions.
         for (name, value) in [("--reorder", reorder), ("--duplicate", duplicate), ("--return-loss", returnLoss)]
             where !(0...100).contains(value) {
@@ -105,10 +108,12 @@ struct NetsimCommand: AsyncParsableCommand {
 
         let quiet = output.quiet
         let listen = self.listen, forward = self.forward
+        let printer = EventPrinter(json: events, quiet: quiet)
         let (snapshots, snapshotSink) = AsyncStream.makeStream(of: UDPRelayStatistics.self, bufferingPolicy: .bufferingNewest(1))
         let running = Task {
             defer { snapshotSink.finish() }
             return try await relay.run(onReady: { port in
+                printer.print("listening", ["address": "\(listen.host):\(port)", "port": port, "forward": forward.description])
                 if !quiet { printError("netsim: relaying \(listen.host):\(port) → \(forward)  (Ctrl-C to stop)") }
             })
         }
@@ -124,15 +129,23 @@ struct NetsimCommand: AsyncParsableCommand {
         }
         // The loop ends as soon as the relay does (its task finishes the stream).
         let progress = output.progress("netsim")
+        var second = 0
         for await stats in snapshots {
+            second += 1
+            printer.print("second", ["second": second, "forward": EventPrinter.encoded(stats.forward), "backward": EventPrinter.encoded(stats.backward)])
             progress.update(stats.forward.packetsSent, of: nil,
                             unit: "packets in, \(stats.forward.packetsDelivered) out, \(fixed(stats.forward.lossRate * 100, 1))% lost")
         }
         ticker.cancel()
         progress.finish()
         let stats = try await running.value
-        try output.emit(NetsimReport(listen: listen.description, forward: forward.description, seed: network.seed,
-                                     conditions: conditions, returnConditions: returnConditions, trace: trace, statistics: stats))
+        let report = NetsimReport(listen: listen.description, forward: forward.description, seed: network.seed,
+                                  conditions: conditions, returnConditions: returnConditions, trace: trace, statistics: stats)
+        if events {
+            printer.print("ended", ["report": EventPrinter.encoded(report)])
+        } else {
+            try output.emit(report)
+        }
     }
 }
 

@@ -34,6 +34,9 @@ final class LiveReceiverSession {
     private var feedbackFailures = 0
     private var start: Timestamp?
     private var lastArrival: Timestamp?
+    /// Called once a second of reception with the report so far; nil when nobody asked.
+    private let second: (@Sendable (LiveReceiveReport) -> Void)?
+    private var seconds = SecondTicker()
     private(set) var endReason = "cancelled"
 
     private var nextPull: Timestamp?
@@ -49,8 +52,9 @@ final class LiveReceiverSession {
     /// beyond the video buffer's delay cap plus its lateness, and the audio buffer's storage.
     static let drainHorizon = TimeDelta.seconds(2)
 
-    init(options: LiveReceiverOptions) throws {
+    init(options: LiveReceiverOptions, second: (@Sendable (LiveReceiveReport) -> Void)? = nil) throws {
         self.options = options
+        self.second = second
         // The pipeline decodes video; a recording's Opus is decoded here, in RTP time.
         let output = try LiveReceiverOutput(path: options.output, codec: options.codec, channels: options.channels,
                                            frameRate: options.frameRate, threads: options.threads,
@@ -84,13 +88,13 @@ final class LiveReceiverSession {
     }
 
     /// Receives as `options` say (see the type's documentation).
-    static func run(options: LiveReceiverOptions, clock: some MediaClock,
-                    ready: @Sendable (Int) -> Void) async throws -> LiveReceiveReport {
+    static func run(options: LiveReceiverOptions, clock: some MediaClock, ready: @Sendable (Int) -> Void,
+                    second: (@Sendable (LiveReceiveReport) -> Void)? = nil) async throws -> LiveReceiveReport {
         try LiveReceiverOutput.validate(path: options.output, codec: options.codec)
         let wallStart = ContinuousClock.now
         var report = try await UDPSocket.withSocket(bindingTo: options.listen) { socket in
             ready(socket.localPort)
-            let playout = try LiveReceiverSession(options: options)
+            let playout = try LiveReceiverSession(options: options, second: second)
             let ending = try await RealtimeLoop.run(socket: socket, clock: clock, pool: playout.pool) { event, now in
                 try await playout.handle(event, at: now, socket: socket)
             }
@@ -108,6 +112,7 @@ final class LiveReceiverSession {
     /// happen before it goes in, as they would have had the loop kept up.
     private func handle(_ event: RealtimeEvent, at now: Timestamp, socket: UDPSocket) async throws -> RealtimeNext {
         if start == nil { start = now }
+        if second != nil { seconds.start(at: now) }
         var time = now
         if case .datagram(let datagram, let arrival) = event {
             time = arrival
@@ -127,6 +132,8 @@ final class LiveReceiverSession {
         try output.throwDeferredError()
         await sendFeedback(on: socket)
 
+        if let second, seconds.isDue(at: now) { second(report(port: socket.localPort, outputBytes: 0)) }
+
         let idleEnd = lastArrival.map { $0 + .seconds(options.idleTimeout) }
         let durationEnd = options.maxDuration.map { (start ?? now) + .seconds($0) }
         if let durationEnd, now >= durationEnd {
@@ -141,7 +148,7 @@ final class LiveReceiverSession {
             endReason = "idle"
             return .stop
         }
-        return .wait(until: earliest(earliest(pipeline.nextPollTime, nextPull), earliest(idleEnd, durationEnd)))
+        return .wait(until: earliest(earliest(earliest(pipeline.nextPollTime, nextPull), earliest(idleEnd, durationEnd)), seconds.next))
     }
 
     /// Sends the RTCP the pipeline wrote, to where the media comes from.
@@ -219,7 +226,11 @@ final class LiveReceiverSession {
 
     /// Completes the output and gathers every counter.
     private func finish(port: Int) throws -> LiveReceiveReport {
-        let outputBytes = try output.finish()
+        try report(port: port, outputBytes: try output.finish())
+    }
+
+    /// Every counter so far, with `outputBytes` as the size of the output.
+    private func report(port: Int, outputBytes: Int) -> LiveReceiveReport {
         let statistics = pipeline.statistics
         let srtp = statistics.srtp
         let reception = pipeline.video?.reception ?? pipeline.audio?.reception

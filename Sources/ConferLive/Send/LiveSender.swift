@@ -44,9 +44,12 @@ public enum LiveSender {
             crypto: options.srtpKey.map { "\($0.profile.rawValue) \($0.inlineKeyParameter)" }, rtcpMux: options.rtcpMux)
     }
 
-    /// Sends `input` as `options` say; `progress(framesSent)` is called after every frame.
+    /// Sends `input` as `options` say; `progress(framesSent)` is called after every frame, and
+    /// `second(report)` each time a whole second of media has gone out, with the report so
+    /// far (its ``LiveSendReport/wallSeconds`` is filled in only at the end).
     public static func run(input: String, options: LiveSenderOptions, clock: some MediaClock = WallClock(),
-                           progress: (Int) -> Void = { _ in }) async throws -> LiveSendReport {
+                           progress: (Int) -> Void = { _ in },
+                           second: (LiveSendReport) -> Void = { _ in }) async throws -> LiveSendReport {
         let source = try LiveSenderSource(path: input, codec: options.codec, threads: options.threads, loops: options.loops)
         var random = RandomSource(seed: options.randomSeed)
         let ssrc = options.ssrc ?? UInt32(truncatingIfNeeded: random.next())
@@ -65,8 +68,15 @@ public enum LiveSender {
             let session = try LiveSenderSession(
                 source: source, options: options, ssrc: ssrc, rtxSSRC: rtxSSRC, seed: random.next(),
                 destination: destination, control: control, clock: clock, unixTimeNow: unixTimeNow())
+            var secondsReported = 0
             _ = try await RealtimeLoop.run(socket: socket, clock: clock, pool: session.pool) { event, now in
-                try await session.handle(event, at: now, socket: socket, progress: progress)
+                let next = try await session.handle(event, at: now, socket: socket, progress: progress)
+                // One report however many seconds a turn closed: they would all say the same.
+                if session.secondsSent > secondsReported {
+                    secondsReported = session.secondsSent
+                    second(session.report(input: input))
+                }
+                return next
             }
             return session.report(input: input)
         }

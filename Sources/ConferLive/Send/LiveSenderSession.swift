@@ -42,6 +42,9 @@ final class LiveSenderSession<Clock: MediaClock> {
     private var timeline: [LiveSendSecond] = []
     private var bytesAtSecondStart = 0
 
+    /// Whole seconds of media sent so far (the timeline's length).
+    var secondsSent: Int { timeline.count }
+
     init(source: LiveSenderSource, options: LiveSenderOptions, ssrc: UInt32, rtxSSRC: UInt32, seed: UInt64,
          destination: UDPDestination, control: UDPDestination?, clock: Clock, unixTimeNow: TimeDelta) throws {
         self.source = source

@@ -2,55 +2,11 @@ import ConferClient
 import ConferSession
 import Foundation
 
-/// Prints what happens in a meeting: with `--events`, one JSON object per line on stdout
-/// (`{"event": NAME, "t": SECONDS, …}`); otherwise a line per notable event on stderr.
-final class EventPrinter: Sendable {
-    let json: Bool
-    let quiet: Bool
-    private let start = ContinuousClock.now
-
-    init(json: Bool, quiet: Bool) {
-        self.json = json
-        self.quiet = quiet
-    }
-
-    private var elapsed: Double {
-        let d = ContinuousClock.now - start
-        return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
-    }
-
+/// A meeting's events: what `confer host` and `confer join` print as they happen.
+extension EventPrinter {
     /// Prints one event.
     func print(_ event: MeetingEvent) {
         if json { line(Self.object(event)) } else if !quiet, let text = Self.human(event) { note(text) }
-    }
-
-    /// Prints an object with `event` set to `name`.
-    func print(_ name: String, _ fields: [String: Any]) {
-        if json {
-            var object = fields
-            object["event"] = name
-            line(object)
-        }
-    }
-
-    /// A line for people on stderr.
-    func note(_ text: String) {
-        guard !quiet else { return }
-        FileHandle.standardError.write(Data((String(format: "[%6.2f] ", elapsed) + text + "\n").utf8))
-    }
-
-    private func line(_ object: [String: Any]) {
-        var object = object
-        object["t"] = (elapsed * 1000).rounded() / 1000
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
-        FileHandle.standardOutput.write(data + Data("\n".utf8))
-    }
-
-    static func encoded(_ value: some Encodable) -> Any {
-        guard let data = try? JSONEncoder().encode(value), let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {
-            return NSNull()
-        }
-        return object
     }
 
     /// `{"caseName": {"label": …, "_0": …}}` as Swift encodes an enum, flattened to

@@ -1,0 +1,85 @@
+import ConferTestSupport
+import Foundation
+import Testing
+
+/// `--events` on the live media commands, as a script would use them: `confer receive` and
+/// `confer netsim` on port 0 say in their first line where they listen, every process then
+/// prints one JSON object a second whose totals only grow, and its last line is the report
+/// the summary would have shown. A 3 s clip goes send → netsim (10 % loss) → receive.
+@Suite(.serialized, .timeLimit(.minutes(2)), .wallClockExclusive)
+struct LiveEventsProcessTests {
+    /// The `second` events' `key` values, in order.
+    func series(_ process: ConferProcess, _ key: String, in object: String? = nil) -> [Int] {
+        process.events.filter { $0["event"] as? String == "second" }.compactMap { event in
+            let source = object.map { event[$0] as? [String: Any] ?? [:] } ?? event
+            return (source[key] as? NSNumber)?.intValue
+        }
+    }
+
+    /// The `report` of the last event, which must be `ended`.
+    func report(_ process: ConferProcess) throws -> [String: Any] {
+        let last = try #require(process.events.last, "\(process.arguments.first ?? "") printed no event: \(process.stderr)")
+        #expect(last["event"] as? String == "ended")
+        return try #require(last["report"] as? [String: Any])
+    }
+
+    /// The port a process's `listening` event names, once it has come.
+    func port(of process: ConferProcess) async throws -> Int {
+        await process.wait(upTo: 20) { $0.eventNames.contains("listening") }
+        let listening = try #require(process.events.first, "no listening event: \(process.stderr)")
+        #expect(listening["event"] as? String == "listening", "the first line says where it listens")
+        return try #require((listening["port"] as? NSNumber)?.intValue)
+    }
+
+    @Test func sendThroughNetsimToReceive() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("confer-events-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let generate = try ConferProcess(["generate", "-o", "\(directory)/clip.y4m", "--size", "320x180", "--duration", "3", "-q"])
+        #expect(await generate.exitStatus() == 0, "\(generate.stderr)")
+
+        let receiver = try ConferProcess(["receive", "--listen", "127.0.0.1:0", "--codec", "vp8", "-o", "\(directory)/out.y4m",
+                                          "--idle-timeout", "2", "--events", "-q"])
+        let receivePort = try await port(of: receiver)
+        let relay = try ConferProcess(["netsim", "--listen", "127.0.0.1:0", "--forward", "127.0.0.1:\(receivePort)", "--loss", "10",
+                                       "--seed", "3", "--duration", "60", "--events", "-q"])
+        let relayPort = try await port(of: relay)
+        let sender = try ConferProcess(["send", "\(directory)/clip.y4m", "--codec", "vp8", "--to", "127.0.0.1:\(relayPort)",
+                                        "--events", "-q"])
+        #expect(await sender.exitStatus() == 0, "\(sender.stderr)")
+        #expect(await receiver.exitStatus() == 0, "\(receiver.stderr)")
+        relay.signal(SIGINT)
+        #expect(await relay.exitStatus() == 0, "\(relay.stderr)")
+
+        // Each process's seconds count up from 1 and its totals never fall.
+        for (process, key) in [(sender, "packets"), (receiver, "datagrams")] {
+            let seconds = series(process, "second")
+            #expect(seconds.count >= 2 && seconds == Array(1 ... seconds.count), "\(process.arguments[0]): \(seconds)")
+            let totals = series(process, key)
+            #expect(totals.count == seconds.count && zip(totals, totals.dropFirst()).allSatisfy { $0 <= $1 } && (totals.first ?? 0) > 0,
+                    "\(process.arguments[0]) \(key): \(totals)")
+        }
+        let relayed = series(relay, "packetsSent", in: "forward")
+        #expect(relayed.count >= 2 && zip(relayed, relayed.dropFirst()).allSatisfy { $0 <= $1 }, "netsim: \(relayed)")
+
+        // The last line is the report, and it holds at least what the last second said.
+        let sent = try report(sender)
+        #expect(sent["frames"] as? Int == 90)
+        #expect(try #require(sent["packets"] as? Int) >= series(sender, "packets").last ?? .max)
+        #expect(try #require(sent["nacksReceived"] as? Int) > 0, "10 % loss on the way: the receiver asked again")
+        let received = try report(receiver)
+        #expect(received["endReason"] as? String == "bye")
+        #expect(try #require(received["datagrams"] as? Int) >= series(receiver, "datagrams").last ?? .max)
+        #expect(try #require(received["framesDecoded"] as? Int) >= 80, "retransmissions fill most losses: \(received)")
+        let relayReport = try report(relay)
+        let forward = try #require((relayReport["statistics"] as? [String: Any])?["forward"] as? [String: Any])
+        #expect(try #require(forward["lostRandom"] as? Int) > 0)
+        #expect(try #require(forward["packetsSent"] as? Int) >= relayed.last ?? .max)
+    }
+
+    @Test func eventsAndJSONTogetherAreRefused() async throws {
+        let both = try ConferProcess(["receive", "--listen", "127.0.0.1:0", "--codec", "vp8", "-o", "/tmp/never.y4m", "--events", "--json"])
+        #expect(await both.exitStatus() == 64)
+        #expect(both.stderr.contains("leave out --json"), "\(both.stderr)")
+    }
+}
