@@ -5,7 +5,8 @@ import Testing
 /// `--events` on the live media commands, as a script would use them: `confer receive` and
 /// `confer netsim` on port 0 say in their first line where they listen, every process then
 /// prints one JSON object a second whose totals only grow, and its last line is the report
-/// the summary would have shown. A 3 s clip goes send → netsim (10 % loss) → receive.
+/// the summary would have shown. A 3 s clip goes send → netsim (10 % loss) → receive; `confer
+/// live` relays its host's events and everyone's figures.
 @Suite(.serialized, .timeLimit(.minutes(2)), .wallClockExclusive)
 struct LiveEventsProcessTests {
     /// The `second` events' `key` values, in order.
@@ -75,6 +76,28 @@ struct LiveEventsProcessTests {
         let forward = try #require((relayReport["statistics"] as? [String: Any])?["forward"] as? [String: Any])
         #expect(try #require(forward["lostRandom"] as? Int) > 0)
         #expect(try #require(forward["packetsSent"] as? Int) >= relayed.last ?? .max)
+    }
+
+    @Test func aLiveMeetingsEvents() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("confer-live-events-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let live = try ConferProcess(["live", "--participants", "1", "--duration", "3", "--events", "-o", "\(directory)/composite.ivf",
+                                      "--audio-out", "\(directory)/mix.wav", "--report", "\(directory)/report.json"])
+        #expect(await live.exitStatus(timeout: 60) == 0, "\(live.stderr)")
+        let events = live.events
+        #expect(events.first?["event"] as? String == "server")
+        let approvals = events.filter { $0["event"] as? String == "joinRequestEnded" }
+        #expect(approvals.count == 1 && approvals.first?["identity"] as? String == "alice" && approvals.first?["outcome"] as? String == "approved"
+                && approvals.first?["from"] as? String == "host", "\(approvals)")
+        let seconds = events.filter { $0["event"] as? String == "second" }
+        #expect(!seconds.isEmpty && seconds.allSatisfy { ($0["members"] as? [String: Any])?["alice"] != nil }, "\(seconds)")
+        let ended = try #require(events.last)
+        #expect(ended["event"] as? String == "ended")
+        #expect((ended["statuses"] as? [String: Any])?["alice"] as? Int == 0)
+        let report = try #require(ended["report"] as? [String: Any])
+        #expect(report["alice"] is [String: Any] && report["host"] is [String: Any])
+        #expect(!live.stdout.contains("uplinkKey") && !live.stdout.contains("downlinkKey"), "SRTP keys stay out of the event stream")
+        #expect(events.contains { $0["event"] as? String == "mediaGranted" && $0["slot"] as? Int == 1 })
     }
 
     @Test func eventsAndJSONTogetherAreRefused() async throws {

@@ -20,6 +20,9 @@ extension EventPrinter {
 
     static func object(_ event: MeetingEvent) -> [String: Any] {
         switch event {
+        case .room(.mediaGranted(let identity, let grant)):
+            // The grant carries the member's SRTP keys: an event stream ends up in logs, so only the slot goes out.
+            return ["event": "mediaGranted", "identity": identity, "slot": grant.slot]
         case .room(let roomEvent): return flatten(roomEvent)
         case .connection(let state):
             var object: [String: Any] = ["event": "connection", "state": state.name]

@@ -33,8 +33,11 @@ struct LiveCommand: AsyncParsableCommand {
     var report = "/tmp/confer-live/report.json"
     @Flag(help: "Print the gathered report as JSON on stdout instead of a summary.")
     var json = false
+    @Flag(help: "Print one JSON object per line on stdout: the server, the host's events, everyone's figures each second, then the gathered report (instead of --json).")
+    var events = false
 
     func validate() throws {
+        if events && json { throw ValidationError("--events ends with the gathered report as its last line; leave out --json") }
         if !(1 ... 8).contains(participants) { throw ValidationError("--participants must be 1…8") }
         if !(duration >= 2 && duration <= 600) { throw ValidationError("--duration must be 2…600 seconds") }
         if !["vp8", "vp9", "h264"].contains(codec) { throw ValidationError("--codec must be vp8, vp9 or h264") }
@@ -48,6 +51,7 @@ struct LiveCommand: AsyncParsableCommand {
             try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         }
         let json = json
+        let printer = EventPrinter(json: events, quiet: true)
         let note: @Sendable (String) -> Void = { text in if !json { FileHandle.standardError.write(Data((text + "\n").utf8)) } }
         let secret = (0 ..< 32).map { _ in String(UInt8.random(in: 0 ... 15), radix: 16) }.joined()
         let admin = (0 ..< 16).map { _ in String(UInt8.random(in: 0 ... 15), radix: 16) }.joined()
@@ -66,6 +70,7 @@ struct LiveCommand: AsyncParsableCommand {
             throw ExitCode.failure
         }
         note("server    \(serverURL)")
+        printer.print("server", ["url": serverURL])
 
         let issuer = try await TokenIssuer(secret: secret)
         func token(_ identity: String, _ role: MemberRole) async -> String {
@@ -77,6 +82,14 @@ struct LiveCommand: AsyncParsableCommand {
                                                               "--approve", "all", "--codec", codec, "--events", "--report", hostReport]) { line in
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                   let event = object["event"] as? String else { return }
+            // The host's own events go on as they came, said to be the host's; its members'
+            // figures go into the `second` events instead.
+            if event != "memberConnectInfo" {
+                var relayed = object
+                relayed["from"] = "host"
+                relayed.removeValue(forKey: "event")
+                printer.print(event, relayed)
+            }
             switch event {
             case "joinRequested":
                 let identity = (object["data"] as? [String: Any])?["identity"] as? String ?? "?"
@@ -115,6 +128,7 @@ struct LiveCommand: AsyncParsableCommand {
             lastPrinted = second
             let now = figures.withLock { $0 }
             guard !now.isEmpty else { continue }
+            printer.print("second", ["second": second, "members": EventPrinter.encoded(now)])
             note(String(format: "t=%3ds    ", second) + now.keys.sorted().map { identity in
                 let info = now[identity]!
                 return "\(identity) \(fixed(info.receiveFrameRate, 0)) fps \(info.receiveWidth)x\(info.receiveHeight), audio \(fixed(info.audioPacketsSentPerSecond, 0))↑/\(fixed(info.audioPacketsReceivedPerSecond, 0))↓ pkt/s"
@@ -145,7 +159,9 @@ struct LiveCommand: AsyncParsableCommand {
         }
         let data = try JSONSerialization.data(withJSONObject: gathered, options: [.prettyPrinted, .sortedKeys])
         try data.write(to: URL(fileURLWithPath: report))
-        if json {
+        if events {
+            printer.print("ended", ["statuses": statuses, "report": gathered])
+        } else if json {
             FileHandle.standardOutput.write(data + Data("\n".utf8))
         } else {
             print(table(rows).joined(separator: "\n"))
