@@ -5,8 +5,14 @@ import HummingbirdCore
 import HummingbirdTLS
 import HummingbirdWebSocket
 public import Logging
+import NIOCore
 import NIOSSL
 import ServiceLifecycle
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// How `confer serve` runs.
 public struct SignalServerConfiguration: Sendable {
@@ -41,12 +47,16 @@ public enum SignalServerError: Error, Sendable, CustomStringConvertible {
     case tls(String)
     /// The call log cannot be opened.
     case callLog(CallLogError)
+    /// Another program listens on the address and port already.
+    case addressInUse(host: String, port: Int)
 
     public var description: String {
         switch self {
         case .secret(let error): "\(error)"
         case .tls(let detail): "cannot use the TLS certificate and key: \(detail)"
         case .callLog(let error): "\(error)"
+        case .addressInUse(let host, let port):
+            "cannot listen on \(host):\(port): another program (another `confer serve`?) listens there; choose another port, or port 0 for a free one"
         }
     }
 }
@@ -117,11 +127,16 @@ public struct SignalServer: Sendable {
     }
 
     /// Runs until SIGTERM or SIGINT, then ends every session with `serverShutdown` and stops.
+    /// Throws ``SignalServerError/addressInUse(host:port:)`` when the port is taken.
     public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         let application = try buildApplication(onListening: onListening)
         let group = ServiceGroup(configuration: .init(services: [.init(service: application), .init(service: RoomHubService(hub: hub, calls: calls))],
                                                       gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+        do {
+            try await group.run()
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            throw SignalServerError.addressInUse(host: configuration.host, port: configuration.port)
+        }
     }
 }
 

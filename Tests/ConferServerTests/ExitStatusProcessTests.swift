@@ -3,7 +3,8 @@ import Foundation
 import Testing
 
 /// `confer`'s exit status, from the process a user runs: a wrong option is 64 whether
-/// ArgumentParser, the command's `run()` or the job refuses it, and work that fails is 1.
+/// ArgumentParser, the command's `run()` or the job refuses it, and work that fails is 1 (a
+/// port in use among them, with what to do).
 @Suite(.serialized, .timeLimit(.minutes(1)), .wallClockExclusive)
 struct ExitStatusProcessTests {
     /// The exit status and stderr of `arguments`.
@@ -39,5 +40,27 @@ struct ExitStatusProcessTests {
                                               directory.appendingPathComponent("out.ivf").path, "-q"])
         #expect(status == 1, "\(stderr)")
         #expect(stderr.contains("cannot open"), "\(stderr)")
+    }
+
+    /// A port another process holds: the work fails (1) and the message says what to do.
+    @Test func aPortInUseSaysWhatToDo() async throws {
+        let server = try await TestServer()
+        let port = try #require(URL(string: server.url)?.port)
+        let second = try await run(["serve", "--listen", "127.0.0.1:\(port)", "--secret", server.secret, "--memory-db"])
+        #expect(second.status == 1, "\(second.stderr)")
+        #expect(second.stderr.contains("cannot listen on 127.0.0.1:\(port)") && second.stderr.contains("port 0 for a free one"), "\(second.stderr)")
+        await server.stop()
+
+        let output = NSTemporaryDirectory() + "confer-port-in-use-\(UUID().uuidString.prefix(8)).y4m"
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let receiver = try ConferProcess(["receive", "--listen", "127.0.0.1:0", "--codec", "vp8", "-o", output,
+                                          "--duration", "20", "--events", "-q"])
+        await receiver.wait(upTo: 20) { $0.eventNames.contains("listening") }
+        let udpPort = try #require((receiver.events.first?["port"] as? NSNumber)?.intValue, "\(receiver.stderr)")
+        let clash = try await run(["receive", "--listen", "127.0.0.1:\(udpPort)", "--codec", "vp8", "-o", output + ".second.y4m", "-q"])
+        #expect(clash.status == 1, "\(clash.stderr)")
+        #expect(clash.stderr.contains("the port is in use"), "\(clash.stderr)")
+        receiver.signal(SIGINT)
+        #expect(await receiver.exitStatus() == 0, "the first receiver still ends cleanly: \(receiver.stderr)")
     }
 }

@@ -84,7 +84,7 @@ extension UDPSocket {
     public static func resolve(_ address: UDPAddress) throws(UDPError) -> UDPDestination {
         let resolved: SocketAddress
         do { resolved = try SocketAddress.makeAddressResolvingHost(address.host, port: address.port) } catch {
-            throw UDPError(operation: "resolve \(address)", detail: "\(error)")
+            throw UDPError(.unresolvable, operation: "resolve \(address)", detail: "\(error)")
         }
         return UDPDestination(address: UDPAddress(host: resolved.ipAddress ?? address.host, port: resolved.port ?? address.port),
                               socketAddress: resolved)

@@ -37,11 +37,36 @@ public struct UDPDatagram: Sendable {
 
 /// Why a socket could not be opened or used.
 public struct UDPError: Error, Sendable, CustomStringConvertible {
+    /// What kind of problem it was, for callers to switch on.
+    public enum Kind: String, Sendable, Hashable {
+        /// Another socket holds the address and port: pick another port, or 0 for a free one.
+        case addressInUse
+        /// The address could not be bound for another reason (not this machine's, no permission).
+        case bindFailed
+        /// A host name or address could not be resolved.
+        case unresolvable
+    }
+
+    /// What kind of problem it was.
+    public let kind: Kind
     /// What was being done.
     public let operation: String
     /// The underlying error's text.
     public let detail: String
-    public var description: String { "UDP \(operation): \(detail)" }
+
+    /// An error of `kind` while doing `operation`, for the underlying reason `detail`.
+    public init(_ kind: Kind, operation: String, detail: String) {
+        self.kind = kind
+        self.operation = operation
+        self.detail = detail
+    }
+
+    public var description: String {
+        switch kind {
+        case .addressInUse: "UDP \(operation): the port is in use by another socket; choose another port, or port 0 for a free one"
+        case .bindFailed, .unresolvable: "UDP \(operation): \(detail)"
+        }
+    }
 }
 
 /// A bound UDP socket on SwiftNIO, usable only inside ``withSocket(bindingTo:_:)``.
@@ -67,7 +92,7 @@ public struct UDPSocket: Sendable {
     public func send(_ bytes: some Collection<UInt8>, to destination: UDPAddress) async throws {
         let address: SocketAddress
         do { address = try SocketAddress.makeAddressResolvingHost(destination.host, port: destination.port) } catch {
-            throw UDPError(operation: "resolve \(destination)", detail: "\(error)")
+            throw UDPError(.unresolvable, operation: "resolve \(destination)", detail: "\(error)")
         }
         var buffer = allocator.buffer(capacity: bytes.count)
         buffer.writeBytes(bytes)
@@ -82,8 +107,9 @@ public struct UDPSocket: Sendable {
     ) async throws -> R {
         let channel: NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>
         do {
+            // No SO_REUSEADDR: on Linux it lets a second UDP socket bind the same port, and one
+            // of two receivers would then silently get nothing. Binding fails instead.
             channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .channelOption(.socketOption(.so_reuseaddr), value: 1)
                 .channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(receiveBufferBytes))
                 // Datagrams up to 64 KiB arrive whole.
                 .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 65_536))
@@ -94,7 +120,8 @@ public struct UDPSocket: Sendable {
                     }
                 }
         } catch {
-            throw UDPError(operation: "bind \(address)", detail: "\(error)")
+            let inUse = (error as? IOError)?.errnoCode == EADDRINUSE
+            throw UDPError(inUse ? .addressInUse : .bindFailed, operation: "bind \(address)", detail: "\(error)")
         }
         let port = channel.channel.localAddress?.port ?? address.port
         let allocator = channel.channel.allocator
