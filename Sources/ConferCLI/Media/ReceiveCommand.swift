@@ -52,12 +52,9 @@ struct ReceiveCommand: AsyncParsableCommand {
     var noFeedback = false
     @Option(help: "Payload type of retransmissions (RFC 4588 RTX; default: the media's plus one).")
     var rtxPayloadType: Int?
-    @Flag(help: "Print one JSON object per line on stdout: listening, each second's figures, then the report (instead of --json).")
-    var events = false
-    @OptionGroup var outputOptions: OutputOptions
+    @OptionGroup var outputOptions: LiveOutputOptions
 
     func validate() throws {
-        if events && outputOptions.json { throw ValidationError("--events ends with the report as its last line; leave out --json") }
         if sdp == nil {
             guard let listen, UDPAddress(parsing: listen) != nil else { throw ValidationError("--listen HOST:PORT is needed (or --sdp)") }
             guard codec != nil else { throw ValidationError("--codec is needed (or --sdp)") }
@@ -101,7 +98,7 @@ struct ReceiveCommand: AsyncParsableCommand {
         options.frameRate = fps
         let quiet = outputOptions.quiet
         let chosen = options
-        let printer = EventPrinter(json: events, quiet: quiet)
+        let printer = outputOptions.printer()
         let progress = Mutex(outputOptions.progress("receive"))
         let unit = chosen.codec.isVideo ? "frames" : "packets"
         let seconds = Mutex(0)
@@ -124,11 +121,7 @@ struct ReceiveCommand: AsyncParsableCommand {
         defer { interrupt.cancel() }
         let report = try await reception.value
         progress.withLock { $0.finish() }
-        if events {
-            printer.print("ended", ["reason": report.endReason, "report": EventPrinter.encoded(report)])
-        } else {
-            try outputOptions.emit(report)
-        }
+        try outputOptions.finish(report, printer: printer, ["reason": report.endReason])
     }
 
     /// What `--events` says each second: the totals so far.

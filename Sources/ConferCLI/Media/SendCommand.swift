@@ -58,12 +58,9 @@ struct SendCommand: AsyncParsableCommand {
     var keyframeInterval: Double = 2
     @Option(help: "Seconds to keep answering the receiver's feedback after the last frame (when it sends any).")
     var linger: Double = 0.3
-    @Flag(help: "Print one JSON object per line on stdout: each second's figures, then the report (instead of --json).")
-    var events = false
-    @OptionGroup var outputOptions: OutputOptions
+    @OptionGroup var outputOptions: LiveOutputOptions
 
     func validate() throws {
-        if events && outputOptions.json { throw ValidationError("--events ends with the report as its last line; leave out --json") }
         guard UDPAddress(parsing: destination) != nil else { throw ValidationError("--to must be HOST:PORT, such as 127.0.0.1:5004") }
         try OptionCheck.payloadType(payloadType)
         if !(200...65_507).contains(mtu) { throw ValidationError("--mtu must be 200…65507") }
@@ -90,15 +87,11 @@ struct SendCommand: AsyncParsableCommand {
             sendsRTCP: !noRtcp, packetSpread: .seconds(spreadMs / 1000), paces: pacing ?? (spreadMs == 0), dropsFrames: dropFrames, startBitrateKbps: startBitrate,
             keyframeIntervalSeconds: keyframeInterval, linger: linger, rtcpMux: rtcpMux)
         let progress = outputOptions.progress("send")
-        let printer = EventPrinter(json: events, quiet: outputOptions.quiet)
+        let printer = outputOptions.printer()
         let report = try await LiveSender.run(input: input, options: options, progress: { progress.update($0, of: nil) },
                                               second: { printer.print("second", Self.figures($0)) })
         progress.finish()
-        if events {
-            printer.print("ended", ["report": EventPrinter.encoded(report)])
-        } else {
-            try outputOptions.emit(report)
-        }
+        try outputOptions.finish(report, printer: printer)
     }
 
     /// What `--events` says each second: the totals so far and the last second's rates.

@@ -60,12 +60,9 @@ struct NetsimCommand: AsyncParsableCommand {
     var returnLoss: Double = 0
     @Option(help: ArgumentHelp("Stop after this many seconds (default: run until Ctrl-C).", valueName: "S"))
     var duration: Double?
-    @Flag(help: "Print one JSON object per line on stdout: listening, each second's counters, then the report (instead of --json).")
-    var events = false
-    @OptionGroup var output: OutputOptions
+    @OptionGroup var output: LiveOutputOptions
 
     func validate() throws {
-        if events && output.json { throw ValidationError("--events ends with the report as its last line; leave out --json") }
         // --loss, --burst, --delay, --jitter and --bandwidth are checked by NetworkConditionOptions.
         for (name, value) in [("--reorder", reorder), ("--duplicate", duplicate), ("--return-loss", returnLoss)]
             where !(0...100).contains(value) {
@@ -108,7 +105,7 @@ struct NetsimCommand: AsyncParsableCommand {
 
         let quiet = output.quiet
         let listen = self.listen, forward = self.forward
-        let printer = EventPrinter(json: events, quiet: quiet)
+        let printer = output.printer()
         let (snapshots, snapshotSink) = AsyncStream.makeStream(of: UDPRelayStatistics.self, bufferingPolicy: .bufferingNewest(1))
         let running = Task {
             defer { snapshotSink.finish() }
@@ -141,11 +138,7 @@ struct NetsimCommand: AsyncParsableCommand {
         let stats = try await running.value
         let report = NetsimReport(listen: listen.description, forward: forward.description, seed: network.seed,
                                   conditions: conditions, returnConditions: returnConditions, trace: trace, statistics: stats)
-        if events {
-            printer.print("ended", ["report": EventPrinter.encoded(report)])
-        } else {
-            try output.emit(report)
-        }
+        try output.finish(report, printer: printer)
     }
 }
 
