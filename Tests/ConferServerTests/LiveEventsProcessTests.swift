@@ -100,6 +100,30 @@ struct LiveEventsProcessTests {
         #expect(events.contains { $0["event"] as? String == "mediaGranted" && $0["slot"] as? Int == 1 })
     }
 
+    /// Ctrl-C on `confer send` ends the media as the file's end would: the receiver hears a
+    /// BYE (not its 10 s idle timeout) and the sender prints its report.
+    @Test func ctrlCEndsSendingWithABye() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("confer-interrupt-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let generate = try ConferProcess(["generate", "-o", "\(directory)/clip.y4m", "--size", "160x90", "--duration", "1", "-q"])
+        #expect(await generate.exitStatus() == 0, "\(generate.stderr)")
+        let receiver = try ConferProcess(["receive", "--listen", "127.0.0.1:0", "--codec", "vp8", "-o", "\(directory)/out.ivf",
+                                          "--idle-timeout", "10", "--events", "-q"])
+        let port = try await port(of: receiver)
+        let sender = try ConferProcess(["send", "\(directory)/clip.y4m", "--codec", "vp8", "--to", "127.0.0.1:\(port)", "--loop",
+                                        "--events", "-q"])
+        #expect(await sender.wait(upTo: 20) { $0.eventNames.contains("second") }, "\(sender.stderr)")
+        sender.signal(SIGINT)
+        #expect(await sender.exitStatus(timeout: 5) == 0, "\(sender.stderr)")
+        let sent = try report(sender)
+        #expect(try #require(sent["frames"] as? Int) >= 30, "a second or more went out before the interrupt")
+        #expect(await receiver.exitStatus(timeout: 5) == 0, "\(receiver.stderr)")
+        let received = try report(receiver)
+        #expect(received["endReason"] as? String == "bye")
+        #expect(received["framesAssembled"] as? Int == sent["frames"] as? Int, "every frame sent arrived: \(received)")
+    }
+
     @Test func eventsAndJSONTogetherAreRefused() async throws {
         let both = try ConferProcess(["receive", "--listen", "127.0.0.1:0", "--codec", "vp8", "-o", "/tmp/never.y4m", "--events", "--json"])
         #expect(await both.exitStatus() == 64)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Synchronization
 import Confer
 import ConferMedia
 import ConferNet
@@ -86,10 +87,18 @@ struct SendCommand: AsyncParsableCommand {
             mtu: mtu, bitrateKbps: bitrate, srtpKey: key, sdpPath: sdp, loops: loop, maxDuration: duration,
             sendsRTCP: !noRtcp, packetSpread: .seconds(spreadMs / 1000), paces: pacing ?? (spreadMs == 0), dropsFrames: dropFrames, startBitrateKbps: startBitrate,
             keyframeIntervalSeconds: keyframeInterval, linger: linger, rtcpMux: rtcpMux)
-        let progress = outputOptions.progress("send")
         let printer = outputOptions.printer()
-        let report = try await LiveSender.run(input: input, options: options, progress: { progress.update($0, of: nil) },
-                                              second: { printer.print("second", Self.figures($0)) })
+        let progress = outputOptions.progress("send")
+        // Ctrl-C (or SIGTERM) ends the media the way the end of the file does: the receiver's
+        // feedback answered a little longer, a BYE, then the summary. A second one ends at once.
+        let interrupted = Mutex(false)
+        let watcher = Task {
+            await InterruptSignal.wait()
+            if !Task.isCancelled { interrupted.withLock { $0 = true } }
+        }
+        defer { watcher.cancel() }
+        let report = try await LiveSender.run(input: input, options: options, stopRequested: { interrupted.withLock { $0 } },
+                                              progress: { progress.update($0, of: nil) }, second: { printer.print("second", Self.figures($0)) })
         progress.finish()
         try outputOptions.finish(report, printer: printer)
     }

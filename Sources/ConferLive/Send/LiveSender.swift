@@ -44,10 +44,13 @@ public enum LiveSender {
             crypto: options.srtpKey.map { "\($0.profile.rawValue) \($0.inlineKeyParameter)" }, rtcpMux: options.rtcpMux)
     }
 
-    /// Sends `input` as `options` say; `progress(framesSent)` is called after every frame, and
+    /// Sends `input` as `options` say, until its end, the duration, or `stopRequested()` (looked
+    /// at every turn of the loop; it ends the media there as the end of the file would, with
+    /// the lingering and the BYE); `progress(framesSent)` is called after every frame, and
     /// `second(report)` each time a whole second of media has gone out, with the report so
     /// far (its ``LiveSendReport/wallSeconds`` is filled in only at the end).
     public static func run(input: String, options: LiveSenderOptions, clock: some MediaClock = WallClock(),
+                           stopRequested: () -> Bool = { false },
                            progress: (Int) -> Void = { _ in },
                            second: (LiveSendReport) -> Void = { _ in }) async throws -> LiveSendReport {
         let source = try LiveSenderSource(path: input, codec: options.codec, threads: options.threads, loops: options.loops)
@@ -70,6 +73,7 @@ public enum LiveSender {
                 destination: destination, control: control, clock: clock, unixTimeNow: unixTimeNow())
             var secondsReported = 0
             _ = try await RealtimeLoop.run(socket: socket, clock: clock, pool: session.pool) { event, now in
+                if stopRequested() { session.endMedia() }
                 let next = try await session.handle(event, at: now, socket: socket, progress: progress)
                 // One report however many seconds a turn closed: they would all say the same.
                 if session.secondsSent > secondsReported {

@@ -129,6 +129,14 @@ final class LiveSenderSession<Clock: MediaClock> {
         return .wait(until: min(end, pipeline.nextPollTime ?? end))
     }
 
+    /// Ends the media here, as if the file had: what follows is the end's, feedback answered
+    /// a little longer, then goodbye.
+    func endMedia() {
+        hasPending = false
+        picture = nil
+        nextCapture = nil
+    }
+
     /// Hands the item read ahead to the pipeline, stamped with its capture time.
     private func sendPending(at now: Timestamp) throws {
         switch source.kind {
