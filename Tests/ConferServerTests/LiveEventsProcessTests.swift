@@ -1,3 +1,4 @@
+import ConferJobs
 import ConferTestSupport
 import Foundation
 import Testing
@@ -122,6 +123,34 @@ struct LiveEventsProcessTests {
         let received = try report(receiver)
         #expect(received["endReason"] as? String == "bye")
         #expect(received["framesAssembled"] as? Int == sent["frames"] as? Int, "every frame sent arrived: \(received)")
+    }
+
+    /// SIGTERM (what `timeout`, systemd and container runtimes send) ends `confer receive` as
+    /// Ctrl-C does: the file completed, the report printed, status 0.
+    @Test func sigtermEndsReceivingWithItsReport() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("confer-sigterm-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let generate = try ConferProcess(["generate", "-o", "\(directory)/clip.y4m", "--size", "160x90", "--duration", "1", "-q"])
+        #expect(await generate.exitStatus() == 0, "\(generate.stderr)")
+        let receiver = try ConferProcess(["receive", "--listen", "127.0.0.1:0", "--codec", "vp8", "-o", "\(directory)/out.ivf",
+                                          "--events", "-q"])
+        let port = try await port(of: receiver)
+        let sender = try ConferProcess(["send", "\(directory)/clip.y4m", "--codec", "vp8", "--to", "127.0.0.1:\(port)", "--loop",
+                                        "--duration", "30", "-q"])
+        #expect(await receiver.wait(upTo: 20) { $0.eventNames.filter { $0 == "second" }.count >= 2 }, "\(receiver.stderr)")
+        receiver.signal(SIGTERM)
+        #expect(await receiver.exitStatus(timeout: 10) == 0, "\(receiver.stderr)")
+        sender.signal(SIGTERM)
+        #expect(await sender.exitStatus(timeout: 10) == 0, "\(sender.stderr)")
+        let received = try report(receiver)
+        #expect(received["endReason"] as? String == "cancelled")
+        let written = try #require(received["framesWritten"] as? Int)
+        #expect(written >= 30, "two seconds or so of a 30 fps clip")
+        let file = try VideoFileReader(path: "\(directory)/out.ivf")
+        var frames = 0
+        while try file.next() != nil { frames += 1 }
+        #expect(frames == written, "the file is complete and holds what the report says")
     }
 
     @Test func eventsAndJSONTogetherAreRefused() async throws {
