@@ -226,7 +226,7 @@ final class LiveReceiverSession {
 
     /// Completes the output and gathers every counter.
     private func finish(port: Int) throws -> LiveReceiveReport {
-        try report(port: port, outputBytes: try output.finish())
+        report(port: port, outputBytes: try output.finish())
     }
 
     /// Every counter so far, with `outputBytes` as the size of the output.
