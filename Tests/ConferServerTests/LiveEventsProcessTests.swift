@@ -33,16 +33,26 @@ struct LiveEventsProcessTests {
         return try #require((listening["port"] as? NSNumber)?.intValue)
     }
 
-    @Test func sendThroughNetsimToReceive() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("confer-events-\(UUID().uuidString.prefix(8))").path
+    /// A fresh directory holding `clip.y4m`, a generated test clip of `size` and `seconds`;
+    /// the caller removes it.
+    func directoryWithClip(_ name: String, size: String, seconds: Int) async throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("confer-\(name)-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let generate = try ConferProcess(["generate", "-o", "\(directory)/clip.y4m", "--size", "320x180", "--duration", "3", "-q"])
+        let generate = try ConferProcess(["generate", "-o", "\(directory)/clip.y4m", "--size", size, "--duration", "\(seconds)", "-q"])
         #expect(await generate.exitStatus() == 0, "\(generate.stderr)")
+        return directory
+    }
 
-        let receiver = try ConferProcess(["receive", "--listen", "127.0.0.1:0", "--codec", "vp8", "-o", "\(directory)/out.y4m",
-                                          "--idle-timeout", "2", "--events", "-q"])
-        let receivePort = try await port(of: receiver)
+    /// `confer receive --events` of VP8 on a free loopback port, and that port.
+    func receiver(writing output: String, _ arguments: [String] = []) async throws -> (ConferProcess, Int) {
+        let receiver = try ConferProcess(["receive", "--listen", "127.0.0.1:0", "--codec", "vp8", "-o", output, "--events", "-q"] + arguments)
+        return (receiver, try await port(of: receiver))
+    }
+
+    @Test func sendThroughNetsimToReceive() async throws {
+        let directory = try await directoryWithClip("events", size: "320x180", seconds: 3)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (receiver, receivePort) = try await receiver(writing: "\(directory)/out.y4m", ["--idle-timeout", "2"])
         let relay = try ConferProcess(["netsim", "--listen", "127.0.0.1:0", "--forward", "127.0.0.1:\(receivePort)", "--loss", "10",
                                        "--seed", "3", "--duration", "60", "--events", "-q"])
         let relayPort = try await port(of: relay)
@@ -104,14 +114,9 @@ struct LiveEventsProcessTests {
     /// Ctrl-C on `confer send` ends the media as the file's end would: the receiver hears a
     /// BYE (not its 10 s idle timeout) and the sender prints its report.
     @Test func ctrlCEndsSendingWithABye() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("confer-interrupt-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try await directoryWithClip("interrupt", size: "160x90", seconds: 1)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let generate = try ConferProcess(["generate", "-o", "\(directory)/clip.y4m", "--size", "160x90", "--duration", "1", "-q"])
-        #expect(await generate.exitStatus() == 0, "\(generate.stderr)")
-        let receiver = try ConferProcess(["receive", "--listen", "127.0.0.1:0", "--codec", "vp8", "-o", "\(directory)/out.ivf",
-                                          "--idle-timeout", "10", "--events", "-q"])
-        let port = try await port(of: receiver)
+        let (receiver, port) = try await receiver(writing: "\(directory)/out.ivf", ["--idle-timeout", "10"])
         let sender = try ConferProcess(["send", "\(directory)/clip.y4m", "--codec", "vp8", "--to", "127.0.0.1:\(port)", "--loop",
                                         "--events", "-q"])
         #expect(await sender.wait(upTo: 20) { $0.eventNames.contains("second") }, "\(sender.stderr)")
@@ -128,14 +133,9 @@ struct LiveEventsProcessTests {
     /// SIGTERM (what `timeout`, systemd and container runtimes send) ends `confer receive` as
     /// Ctrl-C does: the file completed, the report printed, status 0.
     @Test func sigtermEndsReceivingWithItsReport() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("confer-sigterm-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try await directoryWithClip("sigterm", size: "160x90", seconds: 1)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let generate = try ConferProcess(["generate", "-o", "\(directory)/clip.y4m", "--size", "160x90", "--duration", "1", "-q"])
-        #expect(await generate.exitStatus() == 0, "\(generate.stderr)")
-        let receiver = try ConferProcess(["receive", "--listen", "127.0.0.1:0", "--codec", "vp8", "-o", "\(directory)/out.ivf",
-                                          "--events", "-q"])
-        let port = try await port(of: receiver)
+        let (receiver, port) = try await receiver(writing: "\(directory)/out.ivf")
         let sender = try ConferProcess(["send", "\(directory)/clip.y4m", "--codec", "vp8", "--to", "127.0.0.1:\(port)", "--loop",
                                         "--duration", "30", "-q"])
         #expect(await receiver.wait(upTo: 20) { $0.eventNames.filter { $0 == "second" }.count >= 2 }, "\(receiver.stderr)")
