@@ -101,18 +101,13 @@ struct ReceiveCommand: AsyncParsableCommand {
         let printer = outputOptions.printer()
         let progress = Mutex(outputOptions.progress("receive"))
         let unit = chosen.codec.isVideo ? "frames" : "packets"
-        let seconds = Mutex(0)
         // Ctrl-C ends reception the way the idle timeout does, so the file is still completed.
         let reception = Task {
             try await LiveReceiver.run(options: chosen, ready: { port in
                 let address = UDPAddress(host: chosen.listen.host, port: port)
                 printer.print("listening", ["address": address.description, "port": port])
                 if !quiet { printError("receive: listening on \(address)") }
-            }, second: { report in
-                let second = seconds.withLock { count in
-                    count += 1
-                    return count
-                }
+            }, second: { second, report in
                 printer.print("second", Self.figures(report, second: second))
                 progress.withLock { $0.update(report.framesDecoded, of: nil, unit: unit) }
             })

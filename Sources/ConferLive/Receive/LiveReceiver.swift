@@ -13,13 +13,14 @@ public import ConferMedia
 /// datagram buffer, the jitter buffers' fixed rings.
 public enum LiveReceiver {
     /// Receives as `options` say. `ready(port)` is called once the socket is bound (with the
-    /// port picked, when listening on port 0), before any datagram is read; `second(report)`,
-    /// when given, once a second from the first datagram or wake-up on, with the report so far
+    /// port picked, when listening on port 0), before any datagram is read; `second(n, report)`,
+    /// when given, once a second from the first datagram or wake-up on: the report's number
+    /// from 1 (a stalled loop reports once for the seconds it missed) and the report so far
     /// (its ``LiveReceiveReport/outputBytes`` and ``LiveReceiveReport/wallSeconds`` are filled
     /// in only at the end).
     public static func run(options: LiveReceiverOptions, clock: some MediaClock = WallClock(),
                            ready: @Sendable (Int) -> Void = { _ in },
-                           second: (@Sendable (LiveReceiveReport) -> Void)? = nil) async throws -> LiveReceiveReport {
+                           second: (@Sendable (Int, LiveReceiveReport) -> Void)? = nil) async throws -> LiveReceiveReport {
         try await LiveReceiverSession.run(options: options, clock: clock, ready: ready, second: second)
     }
 }

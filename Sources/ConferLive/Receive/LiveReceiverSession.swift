@@ -34,8 +34,9 @@ final class LiveReceiverSession {
     private var feedbackFailures = 0
     private var start: Timestamp?
     private var lastArrival: Timestamp?
-    /// Called once a second of reception with the report so far; nil when nobody asked.
-    private let second: (@Sendable (LiveReceiveReport) -> Void)?
+    /// Called once a second of reception with its number (from 1) and the report so far; nil
+    /// when nobody asked.
+    private let second: (@Sendable (Int, LiveReceiveReport) -> Void)?
     private var seconds = SecondTicker()
     private(set) var endReason = "cancelled"
 
@@ -52,7 +53,7 @@ final class LiveReceiverSession {
     /// beyond the video buffer's delay cap plus its lateness, and the audio buffer's storage.
     static let drainHorizon = TimeDelta.seconds(2)
 
-    init(options: LiveReceiverOptions, second: (@Sendable (LiveReceiveReport) -> Void)? = nil) throws {
+    init(options: LiveReceiverOptions, second: (@Sendable (Int, LiveReceiveReport) -> Void)? = nil) throws {
         self.options = options
         self.second = second
         // The pipeline decodes video; a recording's Opus is decoded here, in RTP time.
@@ -89,7 +90,7 @@ final class LiveReceiverSession {
 
     /// Receives as `options` say (see the type's documentation).
     static func run(options: LiveReceiverOptions, clock: some MediaClock, ready: @Sendable (Int) -> Void,
-                    second: (@Sendable (LiveReceiveReport) -> Void)? = nil) async throws -> LiveReceiveReport {
+                    second: (@Sendable (Int, LiveReceiveReport) -> Void)? = nil) async throws -> LiveReceiveReport {
         try LiveReceiverOutput.validate(path: options.output, codec: options.codec)
         let wallStart = ContinuousClock.now
         var report = try await UDPSocket.withSocket(bindingTo: options.listen) { socket in
@@ -132,7 +133,7 @@ final class LiveReceiverSession {
         try output.throwDeferredError()
         await sendFeedback(on: socket)
 
-        if let second, seconds.isDue(at: now) { second(report(port: socket.localPort, outputBytes: 0)) }
+        if let second, seconds.isDue(at: now) { second(seconds.count, report(port: socket.localPort, outputBytes: 0)) }
 
         let idleEnd = lastArrival.map { $0 + .seconds(options.idleTimeout) }
         let durationEnd = options.maxDuration.map { (start ?? now) + .seconds($0) }
