@@ -68,7 +68,7 @@ public enum Generator {
                                   pattern: "tone \(Int(ToneSource.frequency(forIndex: index))) Hz with talk spurts",
                                   units: written, seconds: Double(written) / Double(conferSampleRate), bytes: writer.fileBytes)
         default:
-            throw JobError(.unsupportedFormat, "cannot generate '\(path)': use .y4m for video, .wav or .opus for audio")
+            throw JobError(.invalidOptions, "cannot generate '\(path)': use .y4m for video, .wav or .opus for audio")
         }
     }
 }

@@ -6,10 +6,13 @@ public typealias JobError = KindedError<JobErrorKind>
 
 /// What kind of problem a ``JobError`` is.
 public enum JobErrorKind: String, Hashable, Sendable, Codable {
-    /// An option is out of range, missing or clashes with another: fix the command.
+    /// An option is out of range, missing or clashes with another: fix the command. An
+    /// output name counts as an option: an extension no writer has (`-o clip.mp4`), or one
+    /// that cannot hold the codec asked for (VP8 into `.h264`), as does a `--codec` that
+    /// does not fit the input (a video codec for a `.wav`).
     case invalidOptions
-    /// A file's type or a codec does not fit where it is used (say, VP8 into `.h264`,
-    /// or audio where video was expected): pick another file or extension.
+    /// An input file is of a kind that does not fit where it is used (audio where video was
+    /// expected, as probed): pick another file.
     case unsupportedFormat
     /// An input file is readable but unusable as it is (no frame rate, no frames,
     /// a size change mid-stream, a malformed layout).

@@ -24,7 +24,7 @@ public enum SnapshotJob {
     /// Writes the frame of `input` on screen at `seconds` (frame `⌊seconds × rate⌋`) to `output`.
     public static func run(input: String, output: String, at seconds: Double = 0) throws -> SnapshotReport {
         guard seconds.isFinite, seconds >= 0 else { throw JobError(.invalidOptions, "--at \(seconds) must be a time of 0 s or more") }
-        guard fileExtension(output) == "png" else { throw JobError(.unsupportedFormat, "a snapshot is a PNG picture: write to FILE.png, not '\(output)'") }
+        guard fileExtension(output) == "png" else { throw JobError(.invalidOptions, "a snapshot is a PNG picture: write to FILE.png, not '\(output)'") }
         let reader = try VideoFileReader(path: input)
         // The tiny bias keeps a time given as k / rate (0.1 at 30 fps) on frame k.
         let wanted = Int((seconds * reader.frameRate + 1e-6).rounded(.down))

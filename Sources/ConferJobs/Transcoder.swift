@@ -143,7 +143,7 @@ public enum Transcoder {
     static func audio(input: String, output: String, options: TranscodeOptions,
                       progress: (Int, Int?) -> Void) throws -> TranscodeReport {
         if let codec = options.codec, codec != .opus {
-            throw JobError(.unsupportedFormat, "\(input) is audio; --codec \(codec) is a video codec (use opus, or write .wav)")
+            throw JobError(.invalidOptions, "\(input) is audio; --codec \(codec) is a video codec (use opus, or write .wav)")
         }
         let start = ContinuousClock.now
         let reader = try AudioFileReader(path: input)

@@ -34,6 +34,17 @@ struct ExitStatusProcessTests {
         #expect(stderr.contains("See 'confer join --help'") && !stderr.contains("confer <subcommand>"), "\(stderr)")
     }
 
+    /// An output name is an option: one no writer takes is 64 from the job as from the parser.
+    @Test func anOutputNameNoWriterTakesIsAUsageError() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("confer-exit-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (status, stderr) = try await run(["generate", "-o", directory.appendingPathComponent("clip.mp4").path, "-q"])
+        #expect(status == 64, "\(stderr)")
+        #expect(stderr.contains("use .y4m for video") && stderr.contains("See 'confer generate --help'"), "\(stderr)")
+        let written = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        #expect(written.isEmpty, "nothing is written for a refused command: \(written)")
+    }
+
     @Test func failedWorkIsStatusOne() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("confer-exit-\(UUID().uuidString.prefix(8))")
         let (status, stderr) = try await run(["transcode", directory.appendingPathComponent("absent.y4m").path, "-o",

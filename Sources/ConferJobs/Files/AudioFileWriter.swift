@@ -22,7 +22,7 @@ public final class AudioFileWriter {
             bytesSink = try FileByteSink(path: path)
             sink = .opus(try OggOpusWriter(sink: bytesSink, channels: channels, bitrate: bitrate, complexity: complexity))
         default:
-            throw JobError(.unsupportedFormat, "cannot write audio to '\(path)': use .wav (PCM) or .opus (Ogg Opus)")
+            throw JobError(.invalidOptions, "cannot write audio to '\(path)': use .wav (PCM) or .opus (Ogg Opus)")
         }
     }
 

@@ -112,18 +112,18 @@ public final class VideoFileWriter {
     static func codec(forPath path: String, requested: Codec?) throws -> Codec? {
         switch fileExtension(path) {
         case "y4m":
-            guard requested == nil else { throw JobError(.unsupportedFormat, "\(path) is raw video; drop --codec or write .ivf (vp8, vp9) or .h264") }
+            guard requested == nil else { throw JobError(.invalidOptions, "\(path) is raw video; drop --codec or write .ivf (vp8, vp9) or .h264") }
             return nil
         case "ivf":
             let codec = requested ?? .vp8
-            guard codec == .vp8 || codec == .vp9 else { throw JobError(.unsupportedFormat, "IVF holds VP8 or VP9; write \(codec) to .h264 instead") }
+            guard codec == .vp8 || codec == .vp9 else { throw JobError(.invalidOptions, "IVF holds VP8 or VP9; write \(codec) to .h264 instead") }
             return codec
         case "h264", "264":
             let codec = requested ?? .h264
-            guard codec == .h264 else { throw JobError(.unsupportedFormat, ".h264 holds H.264; write \(codec) to .ivf instead") }
+            guard codec == .h264 else { throw JobError(.invalidOptions, ".h264 holds H.264; write \(codec) to .ivf instead") }
             return codec
         default:
-            throw JobError(.unsupportedFormat, "cannot write video to '\(path)': use .y4m (raw), .ivf (VP8/VP9) or .h264 (H.264)")
+            throw JobError(.invalidOptions, "cannot write video to '\(path)': use .y4m (raw), .ivf (VP8/VP9) or .h264 (H.264)")
         }
     }
 

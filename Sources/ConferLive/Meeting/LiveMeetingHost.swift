@@ -104,7 +104,7 @@ public enum LiveMeetingHost {
                 let file = try CompositeFileWriter(path: path, codec: plan.codec, width: plan.canvasWidth, height: plan.canvasHeight,
                                                    frameRate: plan.frameRate)
                 guard file.takesEncodedFrames else {
-                    throw JobError(.unsupportedFormat, "the host writes the composite as encoded: use .ivf (VP8/VP9) or .h264, not \(path)")
+                    throw JobError(.invalidOptions, "the host writes the composite as encoded: use .ivf (VP8/VP9) or .h264, not \(path)")
                 }
                 composite = file
                 self.host.compositeHandler = { frame in try? file.write(encoded: frame) }

@@ -60,7 +60,7 @@ final class LiveReceiverOutput {
              ("wav", .opus), ("opus", .opus), ("ogg", .opus):
             return
         default:
-            throw JobError(.unsupportedFormat, "cannot write received \(codec) to '\(path)': use .y4m (decoded video), .ivf (VP8/VP9 as received), "
+            throw JobError(.invalidOptions, "cannot write received \(codec) to '\(path)': use .y4m (decoded video), .ivf (VP8/VP9 as received), "
                            + ".h264 (H.264 as received), or .wav / .opus (Opus)")
         }
     }
@@ -85,7 +85,7 @@ final class LiveReceiverOutput {
             sink = .audio(try AudioFileWriter(path: path, channels: channels, bitrate: nil),
                           decodes ? OpusDecoderBox(try OpusDecoder(channels: channels)) : nil)
         default:
-            throw JobError(.unsupportedFormat, "cannot write received \(codec) to '\(path)': use .y4m (decoded video), .ivf (VP8/VP9 as received), "
+            throw JobError(.invalidOptions, "cannot write received \(codec) to '\(path)': use .y4m (decoded video), .ivf (VP8/VP9 as received), "
                            + ".h264 (H.264 as received), or .wav / .opus (Opus)")
         }
     }

@@ -65,7 +65,7 @@ final class LiveSenderSource {
         let info = try MediaFileInfo.probe(path: path)
         switch info.format {
         case .wav, .oggOpus:
-            guard codec == .opus else { throw JobError(.unsupportedFormat, "\(path) is audio; send it with --codec opus") }
+            guard codec == .opus else { throw JobError(.invalidOptions, "\(path) is audio; send it with --codec opus") }
             let audio = try AudioFileReader(path: path)
             reader = .audio(audio)
             kind = .audio
@@ -76,7 +76,7 @@ final class LiveSenderSource {
             frameInterval = .milliseconds(20)
             chunk = AudioFrame(silenceOf: Self.audioBlockFrames, channels: audio.channels)
         case .y4m, .ivf, .h264:
-            guard codec.isVideo else { throw JobError(.unsupportedFormat, "\(path) is video; send it with --codec vp8, vp9 or h264") }
+            guard codec.isVideo else { throw JobError(.invalidOptions, "\(path) is video; send it with --codec vp8, vp9 or h264") }
             channels = 1
             chunk = AudioFrame(silenceOf: 0, channels: 1)
             if info.format == .ivf, info.codec == codec.rawValue {

@@ -34,7 +34,7 @@ public enum Simulation {
     public static func run(input: String, audioInput: String? = nil, output: String, audioOutput: String? = nil,
                            options: SimulationOptions, progress: (Double) -> Void = { _ in }) throws -> SimulationReport {
         guard fileExtension(output) == "y4m" else {
-            throw JobError(.unsupportedFormat, "the received video is written as Y4M: name the output .y4m, not '\(output)'")
+            throw JobError(.invalidOptions, "the received video is written as Y4M: name the output .y4m, not '\(output)'")
         }
         let reader = try VideoFileReader(path: input)
         guard reader.width > 0, reader.height > 0 else { throw JobError(.invalidInput, "\(input) has no picture size") }

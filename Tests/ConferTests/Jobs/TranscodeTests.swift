@@ -98,10 +98,19 @@ import ConferMedia
         let dir = try makeTemporaryDirectory()
         let source = dir + "/source.y4m"
         _ = try Generator.run(output: source, width: 160, height: 120, seconds: 0.2)
-        #expect(throws: JobError.self) { try Transcoder.run(input: source, output: dir + "/x.mp4") }
-        #expect(throws: JobError.self) { try Transcoder.run(input: source, output: dir + "/x.h264", options: TranscodeOptions(codec: .vp8)) }
-        #expect(throws: JobError.self) { try Transcoder.run(input: source, output: dir + "/x.ivf", options: TranscodeOptions(codec: .h264)) }
-        #expect(throws: JobError.self) { try Transcoder.run(input: source, output: dir + "/x.wav") }
+        // An output name or codec the user chose is an option to fix (the CLI's 64)...
+        for (output, codec) in [("x.mp4", nil), ("x.h264", Codec.vp8), ("x.ivf", .h264), ("x.y4m", .vp8)] as [(String, Codec?)] {
+            let error = #expect(throws: JobError.self) { try Transcoder.run(input: source, output: dir + "/" + output, options: TranscodeOptions(codec: codec)) }
+            #expect(error?.kind == .invalidOptions, "\(output) \(String(describing: codec)): \(String(describing: error))")
+        }
+        // ...and so are a video codec for an audio input and an audio name for video...
+        let tone = dir + "/tone.wav"
+        _ = try Generator.run(output: tone, seconds: 0.2)
+        #expect(#expect(throws: JobError.self) { try Transcoder.run(input: tone, output: dir + "/x.ivf", options: TranscodeOptions(codec: .vp8)) }?.kind == .invalidOptions)
+        #expect(#expect(throws: JobError.self) { try Transcoder.run(input: source, output: dir + "/x.wav") }?.kind == .invalidOptions)
+        // ...while an input file of the wrong kind is the file's fault (the CLI's 1).
+        #expect(#expect(throws: JobError.self) { try VideoFileReader(path: tone) }?.kind == .unsupportedFormat)
+        #expect(#expect(throws: JobError.self) { try AudioFileReader(path: source) }?.kind == .unsupportedFormat)
         #expect(throws: MediaFileError.self) { try Transcoder.run(input: dir + "/missing.y4m", output: dir + "/x.ivf") }
         let garbage = dir + "/garbage.ivf"
         #expect(FileManager.default.createFile(atPath: garbage, contents: Data((0..<200).map { UInt8(truncatingIfNeeded: $0 &* 37) })))
