@@ -91,10 +91,16 @@ struct LiveEventsProcessTests {
 
     @Test func aLiveMeetingsEvents() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("confer-live-events-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let live = try ConferProcess(["live", "--participants", "1", "--duration", "3", "--events", "-o", "\(directory)/composite.ivf",
-                                      "--audio-out", "\(directory)/mix.wav", "--report", "\(directory)/report.json"])
+        // Bare file names, in the working directory (they once failed to make the folder "").
+        let live = try ConferProcess(["live", "--participants", "1", "--duration", "3", "--events", "-o", "composite.ivf",
+                                      "--audio-out", "mix.wav", "--report", "report.json"], directory: directory)
         #expect(await live.exitStatus(timeout: 60) == 0, "\(live.stderr)")
+        for name in ["composite.ivf", "mix.wav", "report.json", "host.json", "alice.json"] {
+            let size = (try? FileManager.default.attributesOfItem(atPath: "\(directory)/\(name)")[.size] as? Int) ?? 0
+            #expect(size > 0, "\(name) is written in the working directory")
+        }
         let events = live.events
         #expect(events.first?["event"] as? String == "server")
         let approvals = events.filter { $0["event"] as? String == "joinRequestEnded" }

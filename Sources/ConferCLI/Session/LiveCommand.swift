@@ -1,4 +1,5 @@
 import ArgumentParser
+import ConferJobs
 import ConferSession
 import ConferTokens
 import Foundation
@@ -46,9 +47,18 @@ struct LiveCommand: AsyncParsableCommand {
     static let names = ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi"]
 
     func run() async throws {
-        let directory = (report as NSString).deletingLastPathComponent
+        // A bare name ("-o composite.ivf") lives in the working directory.
+        func folder(of path: String) -> String {
+            let parent = (path as NSString).deletingLastPathComponent
+            return parent.isEmpty ? "." : parent
+        }
+        let directory = folder(of: report)
         for path in [output, audioOut, report] {
-            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            do {
+                try FileManager.default.createDirectory(atPath: folder(of: path), withIntermediateDirectories: true)
+            } catch {
+                throw JobError(.io, "cannot make the folder for \(path): \(error.localizedDescription)")
+            }
         }
         let json = json
         let printer = EventPrinter(json: events, quiet: true)
