@@ -71,6 +71,34 @@ struct CallProcessTests {
         await server.stop()
     }
 
+    /// Each side sends its own `--codec` and decodes the other's: H.264 one way, VP8 the
+    /// other. (Both sides used to send and expect the other's codec, so a caller's H.264 or VP9
+    /// to a callee left at VP8 decoded nothing either way and timed out a minute later.)
+    @Test(.wallClockExclusive) func eachSideSendsItsOwnCodec() async throws {
+        let directory = NSTemporaryDirectory() + "confer-call-codecs-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try await TestServer()
+        let bob = try await callee(server, "bob", ["-o", "\(directory)/from-alice.h264"])
+        let alice = try server.member("call", token: try await server.callToken("alice"),
+                                      ["--to", "bob", "--video", "--codec", "h264", "--duration", "3", "-o", "\(directory)/from-bob.ivf", "--events"])
+        #expect(await alice.exitStatus(timeout: 40) == 0, "alice: \(alice.stderr)")
+        #expect(await bob.exitStatus(timeout: 10) == 0, "bob: \(bob.stderr)")
+        for (name, process, theirs) in [("alice", alice, "vp8"), ("bob", bob, "h264")] {
+            #expect(result(process) == "completed", "\(name): \(process.stdout)")
+            let media = process.events.first { $0["event"] as? String == "media" }
+            #expect(media?["codec"] as? String == theirs, "\(name) is told the other side's codec: \(String(describing: media))")
+        }
+        for (name, path, codec) in [("alice", "from-bob.ivf", "vp8"), ("bob", "from-alice.h264", "h264")] {
+            let reader = try VideoFileReader(path: "\(directory)/\(path)")
+            #expect(reader.info.codec == codec, "\(name) received \(reader.info.codec)")
+            var frames = 0
+            while try reader.next() != nil { frames += 1 }
+            #expect(frames >= 30, "\(name) decoded \(frames) frames in 3 s at 24 fps")
+        }
+        await server.stop()
+    }
+
     @Test func aDeclinedCallEndsOnBothSidesWithStatusFive() async throws {
         let server = try await TestServer()
         let bob = try await callee(server, "bob", ["--answer", "decline", "--answer-after", "0.5"])

@@ -17,7 +17,7 @@ struct CallCommand: AsyncParsableCommand {
         discussion: """
         With --to, dials that user: every device where the user is signed in rings. Without --to, signs in as \
         --device and waits for a call, then answers as --answer says. Once answered, the two devices send \
-        Opus (and, with --video, VP8 or H.264 up to 720p at 24 fps) to each other directly over SRTP. The call's \
+        Opus (and, with --video, VP8, VP9 or H.264 up to 720p at 24 fps, each side in its own --codec) to each other directly over SRTP. The call's \
         end result is always printed (stdout; --json for the call's log record) and sets the exit status: \
         0 completed, 3 refused (token, unknown or offline user), 4 the server ended the connection, 5 not \
         answered (declined, canceled, no answer, another device answered), 6 failed (timed out, connection lost, \
@@ -37,7 +37,7 @@ struct CallCommand: AsyncParsableCommand {
     var input: String?
     @Option(help: "The synthetic camera's size, WIDTHxHEIGHT (at most 1280x720).")
     var cameraSize = VideoSize(width: 320, height: 180)
-    @Option(help: "vp8 or h264.")
+    @Option(help: "The video codec this side sends: vp8, vp9 or h264 (the other side may send another).")
     var codec: Codec = .vp8
     @Option(help: "A recorded voice to send (.wav, .opus); a tone otherwise.")
     var audio: String?
@@ -87,7 +87,7 @@ struct CallCommand: AsyncParsableCommand {
         if cameraSize.width > CallMediaOptions.maximumSize.width || cameraSize.height > CallMediaOptions.maximumSize.height {
             throw ValidationError("--camera-size is at most 1280x720 for a call")
         }
-        if ![.vp8, .h264, .vp9].contains(codec) { throw ValidationError("--codec must be vp8 or h264") }
+        if ![.vp8, .h264, .vp9].contains(codec) { throw ValidationError("--codec must be vp8, vp9 or h264") }
         if to == nil, cancelAfter != nil || ringingTimeout != nil || connectionTimeout != nil || !item.isEmpty {
             throw ValidationError("--cancel-after, --ringing-timeout, --connection-timeout and --item are for the caller (with --to)")
         }

@@ -3,7 +3,8 @@ public import ConferMedia
 /// What a call's media sends and where it writes what it receives. The defaults follow
 /// call SDKs: at most 720p at 24 frames per second.
 public struct CallMediaOptions: Sendable {
-    /// The video codec sent (VP8 or H.264 for calls; VP9 works too).
+    /// The video codec this side sends: VP8, VP9 or H.264. The other side may send another;
+    /// each decodes what the other describes.
     public var codec: Codec = .vp8
     /// A recorded camera (.y4m, .ivf, .h264), looped; a test pattern otherwise.
     public var cameraFile: String?

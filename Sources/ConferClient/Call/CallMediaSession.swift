@@ -7,7 +7,8 @@ import Synchronization
 /// A call's media on this device: binds a UDP socket, tells the server where it receives,
 /// waits for the other side's address and the keys, then sends the camera (for a video
 /// call) and the microphone straight to the other side and decodes what it sends — the
-/// same send and receive pipelines as a meeting, with the peer in the host's place.
+/// same send and receive pipelines as a meeting, with the peer in the host's place. Each
+/// side sends in its own codec (``CallMediaOptions/codec``) and decodes the other's.
 /// Reports media connected at the first decoded picture (or, in a voice call, the first
 /// played packet), and ends the call as lost when media stops for longer than
 /// ``CallMediaOptions/mediaLossTimeout``.
@@ -44,6 +45,10 @@ public enum CallMediaSession {
                                               frameRate: media.peer.frameRate),
                         host: UDPAddress(host: media.peer.host, port: media.peer.port), slot: media.slot,
                         uplinkKey: media.sendKey, downlinkKey: media.receiveKey)
+                    // Each direction is the sender's: this side sends its own codec and rate,
+                    // and decodes the other's as its description says (the plan).
+                    configuration.cameraCodec = options.codec
+                    configuration.cameraFrameRate = frameRate
                     configuration.sendsCamera = video
                     configuration.cameraFile = options.cameraFile
                     configuration.microphoneFile = options.microphoneFile

@@ -32,6 +32,12 @@ public struct LiveMeetingParticipantConfiguration: Sendable {
     public var cameraHeight = 180
     /// The camera's top bitrate, bits per second.
     public var cameraBitrate = 400_000
+    /// The codec the camera is sent in; the plan's when nil. A meeting's members send the
+    /// composite's codec; each side of a call sends its own and decodes the other's.
+    public var cameraCodec: Codec?
+    /// The synthetic camera's frames per second; the plan's when nil (a call's side sends at
+    /// its own rate, which the plan, being the other side's, does not say).
+    public var cameraFrameRate: Double?
     /// Where to write the composite as received (.ivf/.h264) or as rendered (.y4m).
     public var videoOutput: String?
     /// Where to write the mix as played (.wav or .opus).
@@ -132,13 +138,13 @@ public enum LiveMeetingParticipant {
             if configuration.sends {
                 let camera = try configuration.cameraFile.map { try CameraSource(path: $0) }
                     ?? CameraSource(patternIndex: Int(slot) - 1, width: configuration.cameraWidth, height: configuration.cameraHeight,
-                                    frameRate: plan.frameRate, seed: UInt64(slot))
+                                    frameRate: configuration.cameraFrameRate ?? plan.frameRate, seed: UInt64(slot))
                 let microphone = try configuration.microphoneFile.map { try MicrophoneSource(path: $0) }
                     ?? MicrophoneSource(member: Int(slot - 1) % 4, schedule: TalkSchedule(members: 4), seed: UInt64(slot))
                 self.camera = configuration.sendsCamera ? camera : nil
                 self.microphone = microphone
                 sender = try SendPipeline(configuration: SendPipelineConfiguration(
-                    video: !configuration.sendsCamera ? nil : .init(codec: plan.codec, width: camera.width, height: camera.height, frameRate: camera.frameRate,
+                    video: !configuration.sendsCamera ? nil : .init(codec: configuration.cameraCodec ?? plan.codec, width: camera.width, height: camera.height, frameRate: camera.frameRate,
                                  maximumBitrate: configuration.cameraBitrate, minimumBitrate: min(50_000, configuration.cameraBitrate),
                                  // Real time wants libvpx's fastest speed (a positive cpu-used adapts to the machine).
                                  speed: 8, ssrc: LiveMeetingPlan.cameraSSRC(slot: slot), rtxSSRC: LiveMeetingPlan.cameraRTXSSRC(slot: slot)),
