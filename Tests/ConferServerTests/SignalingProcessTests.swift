@@ -124,6 +124,9 @@ struct SignalingProcessTests {
         let mallory = try server.member("join", token: token, ["--no-media", "--events"])
         #expect(await mallory.exitStatus() == 3)
         #expect(mallory.stderr.contains(expected), "\(mallory.stderr)")
+        // The last word says what it means, not only the code.
+        let advice = expected == "invalidToken" ? "not minted with this server's secret" : "mint a new one"
+        #expect(mallory.stderr.contains("the server refused (\(expected)): ") && mallory.stderr.contains(advice), "\(mallory.stderr)")
         #expect(mallory.events.contains { $0["event"] as? String == "refused" && $0["reason"] as? String == expected })
         let metrics = try await fetch(server.url + "/metrics")
         #expect(metrics.contains(#"confer_refusals_total{reason="\#(expected)"} 1"#), "\(metrics)")

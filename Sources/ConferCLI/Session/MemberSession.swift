@@ -49,8 +49,9 @@ struct MemberReport: Codable, CommandReport {
     var media: MemberMediaReport?
 
     var humanSummary: [String] {
-        var lines = ["\(identity) (\(role)) in \(room): \(admitted ? "admitted" : "not admitted"), ended: \(endReason ?? "left")",
-                     "members at the end: \(members.joined(separator: ", "))"]
+        var lines = ["\(identity) (\(role)) in \(room): \(admitted ? "admitted" : "not admitted"), ended: \(endReason ?? "left")"]
+        // Never admitted, it saw no members: an empty list would read as an empty room.
+        if admitted { lines.append("members at the end: \(members.isEmpty ? "none" : members.joined(separator: ", "))") }
         if !approved.isEmpty || !declined.isEmpty { lines.append("approved: \(approved.joined(separator: ", ")); declined: \(declined.joined(separator: ", "))") }
         if !messages.isEmpty { lines.append("messages: \(messages.count)") }
         if let media { lines += media.humanSummary }

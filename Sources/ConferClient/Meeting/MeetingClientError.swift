@@ -14,7 +14,7 @@ public enum MeetingClientError: Error, Sendable, Hashable, CustomStringConvertib
 
     public var description: String {
         switch self {
-        case .refused(let reason): "the server refused: \(reason.rawValue)"
+        case .refused(let reason): "the server refused (\(reason.rawValue)): \(reason.explanation)"
         case .ended(let reason): "the session ended: \(reason.rawValue)"
         case .unreachable(let detail): "cannot reach the server: \(detail)"
         case .invalidConfiguration(let detail): detail

@@ -70,3 +70,40 @@ public enum SessionRefusal: String, Sendable, Codable, CaseIterable, Hashable, E
     /// The session sends faster than the server accepts.
     case rateLimited
 }
+
+extension SessionRefusal {
+    /// What the refusal means for a person, and what to do about it where something can be
+    /// done: the sentence a client prints beside the code.
+    public var explanation: String {
+        switch self {
+        case .invalidToken: "the token does not verify: it was not minted with this server's secret, or is not a token"
+        case .tokenExpired: "the token has expired: mint a new one"
+        case .tokenNotYetValid: "the token is not valid yet: check the clocks, or mint one valid from now"
+        case .wrongRoom: "the token is for another room: mint one for this room"
+        case .roomClosed: "the room is closed"
+        case .roomFull: "the room has as many sending members as it allows"
+        case .hostAlreadyPresent: "someone else hosts this room"
+        case .tooManyRequests: "too many join requests are waiting in this room: try again later"
+        case .notHost: "only the host may do this"
+        case .notAMember: "this session is not a member of the room (not admitted yet, or replaced)"
+        case .unknownMember: "no such member in the room"
+        case .unknownRequest: "no such request is waiting"
+        case .wrongRole: "this role cannot do that"
+        case .notToSelf: "the host cannot do this to itself"
+        case .invalidMessage: "the message is empty or too long"
+        case .unknownCall: "no such call for this user"
+        case .calleeUnknown: "nobody of that name has signed in to this server: check the name"
+        case .calleeOffline: "the callee has no device signed in: try again later"
+        case .selfCall: "a call to oneself"
+        case .invalidParameters: "a field of the request is out of range"
+        case .callAnswered: "the call was already answered, or has ended"
+        case .wrongCallState: "the call is not in a state where this can be done"
+        case .malformedMessage: "the server could not read the message"
+        case .messageTooLarge: "the message is larger than the server accepts"
+        case .unknownMessageType: "the server does not know the message's type (a newer client?)"
+        case .unsupportedVersion: "the server speaks another protocol version: update the client or the server"
+        case .outOfOrder: "the message came out of order (before joining, or a second join)"
+        case .rateLimited: "the session sent faster than the server accepts"
+        }
+    }
+}
