@@ -128,6 +128,8 @@ let package = Package(
             name: "ConferClient",
             dependencies: ["ConferSession", "ConferLive", "ConferMedia", "ConferNet", "ConferMixer",
                            .product(name: "WSClient", package: "swift-websocket"),
+                           .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "NIOSSL", package: "swift-nio-ssl"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict

@@ -53,6 +53,20 @@ struct ExitStatusProcessTests {
         #expect(stderr.contains("cannot open"), "\(stderr)")
     }
 
+    /// A server that is not there: the work fails (1), and the message names the address, the
+    /// reason and what to check, in place of NIO's description at length.
+    @Test func aServerThatIsNotThereSaysSo() async throws {
+        let server = try await TestServer()
+        let token = try await server.token("zed")
+        let port = try #require(URL(string: server.url)?.port)
+        await server.stop()
+        let join = try server.member("join", token: token, ["--no-media"])
+        #expect(await join.exitStatus(timeout: 20) == 1, "\(join.stderr)")
+        #expect(join.stderr.contains("127.0.0.1:\(port): connection refused") && join.stderr.contains("is the server running there?")
+                && !join.stderr.contains("SingleConnectionFailure"), "\(join.stderr)")
+        #expect(join.stderr.contains("not admitted, ended: unreachable") && !join.stderr.contains("members at the end"), "\(join.stderr)")
+    }
+
     /// A port another process holds: the work fails (1) and the message says what to do.
     @Test func aPortInUseSaysWhatToDo() async throws {
         let server = try await TestServer()

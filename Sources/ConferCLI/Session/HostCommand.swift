@@ -41,6 +41,7 @@ struct HostCommand: AsyncParsableCommand {
     var noMedia = false
 
     func validate() throws {
+        if !codec.isVideo { throw ValidationError("--codec must be vp8, vp9 or h264: the composite is video") }
         if let output {
             let ext = (output as NSString).pathExtension.lowercased()
             guard codec == .h264 ? ["h264", "264"].contains(ext) : ext == "ivf" else {

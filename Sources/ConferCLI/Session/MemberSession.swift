@@ -150,7 +150,7 @@ struct MemberSession {
         if let media { report = MemberMediaReport(await media.stop(), output: output ?? options?.videoOutput) }
         if end == nil { await client.leave() }
         listener.cancel()
-        try await writeReport(log: log, admitted: true, end: end, media: report)
+        try await writeReport(log: log, admitted: true, end: end?.rawValue, media: report)
         if let end, end != .left {
             FileHandle.standardError.write(Data("confer: the session ended: \(end.rawValue)\n".utf8))
             throw ExitCode(Self.endedStatus)
@@ -201,19 +201,22 @@ struct MemberSession {
         }
     }
 
-    static func reason(_ error: MeetingClientError) -> DisconnectReason? {
+    /// How a join that failed ended, for the report: a disconnect reason, or what kept the
+    /// session from the server ("unreachable", "invalidConfiguration").
+    static func reason(_ error: MeetingClientError) -> String {
         switch error {
-        case .refused: .refused
-        case .ended(let reason): reason
-        default: nil
+        case .refused: DisconnectReason.refused.rawValue
+        case .ended(let reason): reason.rawValue
+        case .unreachable: "unreachable"
+        case .invalidConfiguration: "invalidConfiguration"
         }
     }
 
-    private func writeReport(log: EventLog, admitted: Bool, end: DisconnectReason?, media: MemberMediaReport?) async throws {
+    private func writeReport(log: EventLog, admitted: Bool, end: String?, media: MemberMediaReport?) async throws {
         let snapshot = client.room.current
         let report = MemberReport(identity: client.identity, role: client.claims.role.rawValue, room: client.claims.room, admitted: admitted,
                                   slot: snapshot?.member(client.identity)?.slot,
-                                  endReason: end?.rawValue, members: snapshot?.members.map(\.identity) ?? [], host: snapshot?.host,
+                                  endReason: end, members: snapshot?.members.map(\.identity) ?? [], host: snapshot?.host,
                                   eventCounts: await log.counts, messages: snapshot?.messages.map(\.text) ?? [],
                                   approved: await log.approvedIdentities, declined: await log.declinedIdentities,
                                   connectInfo: media?.connectInfo, media: media)

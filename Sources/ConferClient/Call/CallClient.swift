@@ -138,7 +138,7 @@ public actor CallClient {
                 }
             } catch {
                 connected = false
-                lastError = "\(error)"
+                lastError = ConnectionFailure.describe(error)
             }
             self.link = nil
             pinger?.cancel()
@@ -151,7 +151,7 @@ public actor CallClient {
                 return
             }
             if !connected, !everConnected {
-                failSignIn(CallClientError.unreachable("no WebSocket at \(endpoint.url) (\(lastError ?? "closed"))"))
+                failSignIn(CallClientError.unreachable("nothing accepts a WebSocket at \(endpoint.url) (\(lastError ?? "closed")): is the server running there?"))
                 finish(.timedOut)
                 return
             }

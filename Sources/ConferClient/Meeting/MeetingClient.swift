@@ -128,7 +128,7 @@ public actor MeetingClient {
                 }
             } catch {
                 connected = false
-                lastError = "\(error)"
+                lastError = ConnectionFailure.describe(error)
                 logger.debug("signaling connection failed: \(error)")
             }
             self.link = nil
@@ -141,7 +141,7 @@ public actor MeetingClient {
                 return
             }
             if !connected, !everConnected {
-                failWaiters(MeetingClientError.unreachable("no WebSocket at \(url) (\(lastError ?? "closed"))"))
+                failWaiters(MeetingClientError.unreachable("nothing accepts a WebSocket at \(url) (\(lastError ?? "closed")): is the server running there?"))
                 machine.ended(.timedOut)
                 publishState()
                 room.finish()

@@ -416,6 +416,7 @@ import ConferRTP
         #expect(!live.simulcast && live.temporalLayers == 3)
         #expect(try HostCommand.parse(member).mediaOptions().simulcast)
         #expect(throws: (any Error).self) { try HostCommand.parse(member + ["--temporal-layers", "2", "--codec", "h264"]) }
+        #expect(throws: (any Error).self, "the composite is video") { try HostCommand.parse(member + ["--codec", "opus"]) }
         #expect(try HostCommand.parse(member + ["--temporal-layers", "2", "--codec", "vp9"]).mediaOptions().temporalLayers == 2)
         #expect(try MeetingCommand.parse(["--temporal-layers", "3", "--codec", "vp9"]).meetingOptions().temporalLayers == 3)
         #expect(try MeetingCommand.parse(["--temporal-layers", "3", "--codec", "vp9"]).meetingOptions().vp9LayerSignalling == .flexibleMode)
