@@ -42,8 +42,13 @@ struct SignalingProcessTests {
         let host = try server.member("host", token: try await server.token("boss", role: "host"), ["--no-media", "--approve", "all", "--events"])
         #expect(await host.wait(upTo: 20) { $0.eventNames.contains("joined") })
         let alice = try server.member("join", token: try await server.token("alice"), ["--no-media", "--events"])
-        let bob = try server.member("join", token: try await server.token("bob"), ["--no-media", "--events"])
+        let bob = try server.member("join", token: try await server.token("bob", role: "observer"), ["--no-media", "--events"])
         for member in [alice, bob] { #expect(await member.wait(upTo: 20) { $0.eventNames.contains("joined") }) }
+        // For people: an observer's devices are not "on" or "off" but absent.
+        let table = try await server.rooms(["show", "room"])
+        let rows = Dictionary(table.output.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+            .filter { $0.count >= 5 }.map { ($0[0], Array($0[1 ... 4])) }, uniquingKeysWith: { first, _ in first })
+        #expect(rows["bob"] == ["observer", "yes", "-", "-"] && rows["alice"] == ["participant", "yes", "on", "on"], "\(table.output)")
 
         let kick = try await server.rooms(["kick", "room", "alice"])
         #expect(kick.status == 0, "\(kick.output)")

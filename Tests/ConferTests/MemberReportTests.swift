@@ -19,4 +19,14 @@ import Testing
                 == ["zed (participant) in r1: admitted, ended: left", "members at the end: host, zed"])
         #expect(report(admitted: true, members: [], endReason: "kicked").humanSummary.last == "members at the end: none")
     }
+
+    @Test func aHostSaysOnlyTheAnswersItGave() {
+        var host = report(admitted: true, members: ["zed"], endReason: nil)
+        host.approved = ["al"]
+        #expect(host.humanSummary.last == "approved: al")
+        host.declined = ["bo", "cy"]
+        #expect(host.humanSummary.last == "approved: al; declined: bo, cy")
+        host.approved = []
+        #expect(host.humanSummary.last == "declined: bo, cy")
+    }
 }

@@ -52,7 +52,8 @@ struct MemberReport: Codable, CommandReport {
         var lines = ["\(identity) (\(role)) in \(room): \(admitted ? "admitted" : "not admitted"), ended: \(endReason ?? "left")"]
         // Never admitted, it saw no members: an empty list would read as an empty room.
         if admitted { lines.append("members at the end: \(members.isEmpty ? "none" : members.joined(separator: ", "))") }
-        if !approved.isEmpty || !declined.isEmpty { lines.append("approved: \(approved.joined(separator: ", ")); declined: \(declined.joined(separator: ", "))") }
+        let answers = [("approved", approved), ("declined", declined)].filter { !$0.1.isEmpty }
+        if !answers.isEmpty { lines.append(answers.map { "\($0.0): \($0.1.joined(separator: ", "))" }.joined(separator: "; ")) }
         if !messages.isEmpty { lines.append("messages: \(messages.count)") }
         if let media { lines += media.humanSummary }
         return lines

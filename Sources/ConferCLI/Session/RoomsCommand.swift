@@ -99,8 +99,10 @@ struct RoomsCommand: AsyncParsableCommand {
             print(table([["member", "role", "online", "mic", "cam", "recv fps", "recv size", "send fps", "audio pkt/s in", "lost"]]
                 + snapshot.members.map { m in
                     let info = m.connectInfo
-                    return [m.identity, m.role.rawValue, m.online ? "yes" : "no", m.devices.microphone ? "on" : "off",
-                            m.devices.camera ? "on" : "off", info.map { fixed($0.receiveFrameRate) } ?? "-",
+                    // An observer sends nothing: its devices are not off, they are not there.
+                    let device = { (on: Bool) in m.role.sends ? (on ? "on" : "off") : "-" }
+                    return [m.identity, m.role.rawValue, m.online ? "yes" : "no", device(m.devices.microphone),
+                            device(m.devices.camera), info.map { fixed($0.receiveFrameRate) } ?? "-",
                             info.map { "\($0.receiveWidth)x\($0.receiveHeight)" } ?? "-", info.map { fixed($0.sendFrameRate) } ?? "-",
                             info.map { fixed($0.audioPacketsReceivedPerSecond) } ?? "-", info.map { "\($0.packetsLost)" } ?? "-"]
                 }).joined(separator: "\n"))
