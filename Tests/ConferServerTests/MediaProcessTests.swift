@@ -139,9 +139,24 @@ struct MediaProcessTests {
         #expect(await bob.wait(upTo: 30) { process in
             process.events.contains { ($0["event"] as? String) == "connectInfo" && ((($0["info"] as? [String: Any])?["framesReceived"] as? Int) ?? 0) > 20 }
         })
+        // An observer sends nothing, so the host's average frame rate received leaves it out.
+        let carol = try server.member("join", token: try await server.token("carol", role: "observer"), ["--duration", "20"])
+        #expect(await host.wait(upTo: 20) { $0.events.filter { ($0["event"] as? String) == "memberJoined" }.count >= 3 })
         #expect((try await server.rooms(["kick", "room", "alice"])).status == 0)
         #expect(await alice.exitStatus(timeout: 10) == 4)
         #expect(await bob.exitStatus(timeout: 60) == 0, "bob goes on: \(bob.stderr)")
+        carol.signal(SIGINT)
+        // From two seconds after the kick on, bob is the only camera the host receives.
+        let hostEvents = host.events
+        let kickedAt = try #require(hostEvents.first { $0["event"] as? String == "memberLeft" }?["t"] as? Double)
+        let alone = hostEvents.filter { ($0["event"] as? String) == "connectInfo" && ($0["t"] as? Double ?? 0) > kickedAt + 2 }
+            .compactMap { $0["info"] as? [String: Any] }
+            .filter { (($0["members"] as? [String: Double])?["bob"] ?? 0) > 0 }
+        #expect(!alone.isEmpty, "the host received bob after the kick")
+        for info in alone {
+            let bobRate = (info["members"] as? [String: Double])?["bob"] ?? 0, average = info["receiveFrameRate"] as? Double ?? 0
+            #expect(abs(average - bobRate) < 0.01, "the host's average is bob's alone (\(bobRate)), not \(average)")
+        }
 
         let aliceSlot = try #require(try report("\(directory)/alice.json")["slot"] as? Int)
         let bobSlot = try #require(try report("\(directory)/bob.json")["slot"] as? Int)

@@ -23,7 +23,8 @@ public final class LiveMeetingControl: Sendable {
 
     /// A running endpoint's figures, refreshed once a second.
     public struct Figures: Sendable, Hashable, Codable {
-        /// Decoded frames per second of what it receives (a member: the composite; the host: the average per member).
+        /// Decoded frames per second of what it receives (a member: the composite; the host: the
+        /// average over the members whose cameras are on).
         public var receiveFrameRate = 0.0
         /// The last received picture's size.
         public var receiveWidth = 0

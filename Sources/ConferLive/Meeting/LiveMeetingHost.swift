@@ -213,7 +213,9 @@ public enum LiveMeetingHost {
                 let seconds = max((now - last.time).seconds, 1e-3)
                 figures.sendFrameRate = Double(statistics.videoFramesSent - last.sent) / seconds
                 for (identity, frames) in received { figures.members[identity] = Double(frames - (last.received[identity] ?? 0)) / seconds }
-                let rates = figures.members.values
+                // The average over the cameras that are on: an observer, or a member whose
+                // camera is off, sends no frames and would pull it down.
+                let rates = members.values.filter { $0.sends && $0.devices.camera }.compactMap { figures.members[$0.identity] }
                 figures.receiveFrameRate = rates.isEmpty ? 0 : rates.reduce(0, +) / Double(rates.count)
                 figures.audioPacketsSentPerSecond = Double(figures.audioPacketsSent - last.audioSent) / seconds
                 figures.audioPacketsReceivedPerSecond = Double(figures.audioPacketsReceived - last.audioReceived) / seconds
