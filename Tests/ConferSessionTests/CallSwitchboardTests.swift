@@ -45,6 +45,29 @@ import Testing
         #expect(a.sendKey != a.receiveKey && a.sendKey.count == MediaGrant.keyLength)
     }
 
+    /// What crosses a call's end on the way is dropped, not refused: the caller's media
+    /// description after a quick decline, a hang-up from both sides at once, a mute. Only an
+    /// answer is told it came too late.
+    @Test func whatCrossesTheEndIsDroppedQuietly() throws {
+        var h = CallHarness()
+        let alice = h.signIn("alice")
+        let bob = h.signIn("bob")
+        let id = try h.place("bob", from: alice)
+        h.send(.decline(call: id), from: bob)
+        #expect(h.log[id]?.result == .declined)
+        let before = h.inbox[alice]?.count ?? 0
+        h.send(.media(call: id, CallHarness.media(port: 40000)), from: alice)
+        h.send(.settings(call: id, CallSettings(audio: false, video: false)), from: alice)
+        h.send(.end(call: id, lost: false), from: alice)
+        #expect(h.refusals(alice).isEmpty && (h.inbox[alice]?.count ?? 0) == before, "nothing comes back: \(h.inbox[alice] ?? [])")
+        #expect(h.log[id]?.result == .declined && h.log[id]?.endedBy == "bob", "the end stands")
+        h.send(.decline(call: id), from: bob)
+        #expect(h.refusals(bob) == [.callAnswered])
+        // A call id nobody ended is still unknown.
+        h.send(.media(call: "no-such-call", CallHarness.media(port: 40000)), from: alice)
+        #expect(h.refusals(alice) == [.unknownCall])
+    }
+
     @Test func theCallerHangingUpWhileRingingCancels() throws {
         var h = CallHarness()
         let alice = h.signIn("alice")

@@ -17,14 +17,14 @@ public final class Call: Sendable, Hashable, CustomStringConvertible {
     public let remoteSettings: ObservedValue<CallSettings>
     /// The call's custom items, current value first.
     public let customItems: ObservedValue<[String: String]>
-    private let sender: @Sendable (CallClientMessage) async -> Void
+    private let transport: @Sendable (CallClientMessage) async -> Void
     private let settings: Mutex<CallSettings>
 
     init(info: CallInfo, identity: String, sender: @escaping @Sendable (CallClientMessage) async -> Void) {
         id = info.id
         self.identity = identity
         state = ObservedValue(info)
-        self.sender = sender
+        transport = sender
         settings = Mutex(identity == info.record.caller ? info.callerSettings : info.calleeSettings)
         remoteSettings = ObservedValue(identity == info.record.caller ? info.calleeSettings : info.callerSettings)
         customItems = ObservedValue(info.record.customItems)
@@ -63,6 +63,14 @@ public final class Call: Sendable, Hashable, CustomStringConvertible {
     public func ended() async -> CallInfo {
         for await info in state.values where info.phase == .ended { return info }
         return state.current
+    }
+
+    /// Sends `message` about this call, unless the call has ended: then the server could only
+    /// refuse it (a caller's media description after a quick decline used to be refused as
+    /// `callAnswered` and counted among the server's refusals).
+    private func sender(_ message: CallClientMessage) async {
+        guard state.current.phase != .ended else { return }
+        await transport(message)
     }
 
     private func update(_ change: (inout CallSettings) -> Void) async {

@@ -154,8 +154,15 @@ public struct CallSwitchboard<Random: RandomNumberGenerator & Sendable>: Sendabl
         }
         guard let id = message.callID else { return [] }
         guard var call = calls[id], call.record.caller == device.identity || call.record.callee == device.identity else {
-            let reason: SessionRefusal = endedResults[id] != nil && calls[id] == nil ? .callAnswered : .unknownCall
-            return [refusal(message, to: address, reason: reason)]
+            guard endedResults[id] != nil, calls[id] == nil else { return [refusal(message, to: address, reason: .unknownCall)] }
+            // A call that has just ended. An answer comes too late and is told so; anything
+            // else crossed the end on the way (a caller's media description after a quick
+            // decline, a hang-up from both sides at once) and is dropped: both sides already
+            // have the end, and counting it as a refusal would only be noise.
+            switch message {
+            case .accept, .decline: return [refusal(message, to: address, reason: .callAnswered)]
+            default: return []
+            }
         }
         let isCaller = device.identity == call.record.caller
         switch message {
