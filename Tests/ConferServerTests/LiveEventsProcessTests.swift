@@ -89,6 +89,30 @@ struct LiveEventsProcessTests {
         #expect(try #require(forward["packetsSent"] as? Int) >= relayed.last ?? .max)
     }
 
+    /// Datagrams that come but decode to nothing get a note naming the option to check:
+    /// another SRTP key, another payload type.
+    @Test func aReceiverThatDecodesNothingSaysWhichOptionToCheck() async throws {
+        let directory = try await directoryWithClip("diagnose", size: "160x90", seconds: 1)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        func key() -> String { "AES_CM_128_HMAC_SHA1_80:" + Data((0 ..< 30).map { _ in UInt8.random(in: 0 ... 255) }).base64EncodedString() }
+        let cases: [(receive: [String], send: [String], note: String)] = [
+            (["--srtp", key()], ["--srtp", key()], "note: no packet passed SRTP authentication: is --srtp the sender's key?"),
+            (["--payload-type", "100"], [], "RTP packets had another payload type than 100: give the sender's with --payload-type"),
+        ]
+        for (receive, send, note) in cases {
+            let receiver = try ConferProcess(["receive", "--listen", "127.0.0.1:0", "--codec", "vp8", "-o", "\(directory)/out.ivf",
+                                              "--idle-timeout", "1"] + receive)
+            #expect(await receiver.wait(upTo: 20) { $0.stderr.contains("listening on 127.0.0.1:") })
+            let port = try #require(receiver.stderr.split(separator: "\n").first { $0.contains("listening on") }?.split(separator: ":").last
+                .flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }, "\(receiver.stderr)")
+            let sender = try ConferProcess(["send", "\(directory)/clip.y4m", "--codec", "vp8", "--to", "127.0.0.1:\(port)", "--linger", "0.2", "-q"] + send)
+            #expect(await sender.exitStatus() == 0, "\(sender.stderr)")
+            #expect(await receiver.exitStatus() == 0, "\(receiver.stderr)")
+            #expect(receiver.stdout.contains(note), "\(receive): \(receiver.stdout)")
+            #expect(receiver.stdout.components(separatedBy: "note:").count == 2, "one note, the right one: \(receiver.stdout)")
+        }
+    }
+
     @Test func aLiveMeetingsEvents() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("confer-live-events-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -176,6 +176,24 @@ extension LiveReceiveReport: CommandReport {
             lines.append("  \(width)x\(height)")
         }
         lines.append("  \(formatBytes(outputBytes)) written")
+        lines += diagnoses.map { "  note: " + $0 }
         return lines
+    }
+
+    /// What most likely went wrong when datagrams came and nothing was decoded, with the option
+    /// to check: the counters say it already, but not which option a person has to fix.
+    var diagnoses: [String] {
+        guard datagrams > rtcpPackets, framesDecoded == 0, samplesWritten == 0 else { return [] }
+        var notes: [String] = []
+        if packetsAccepted == 0, srtpAuthenticationFailures > 0 {
+            notes.append("no packet passed SRTP authentication: is --srtp the sender's key?")
+        }
+        if packetsAccepted == 0, wrongPayloadType > 0 {
+            notes.append("\(wrongPayloadType) RTP packets had another payload type than \(payloadType): give the sender's with --payload-type")
+        }
+        if packetsAccepted > 0, srtpProfile == nil {
+            notes.append("packets came but none decoded: if the sender uses SRTP, give its key with --srtp; otherwise check --codec (\(codec))")
+        }
+        return notes
     }
 }
