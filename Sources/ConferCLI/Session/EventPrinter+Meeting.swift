@@ -52,7 +52,7 @@ extension EventPrinter {
             case .joinRequestEnded(let identity, let outcome): return "\(identity)'s request: \(outcome.rawValue)"
             case .memberJoined(let member): return "\(member.identity) joined as \(member.role.rawValue)"
             case .memberLeft(let identity, let reason): return "\(identity) left (\(reason.rawValue))"
-            case .hostChanged(let identity): return "host is now \(identity ?? "nobody")"
+            case .hostChanged(let identity): return identity.map { "host is now \($0)" } ?? "the room has no host now"
             case .message(let message): return "\(message.from ?? "server"): \(message.text)"
             case .deviceTurnedOff(_, let device): return "the host turned your \(device.rawValue) off"
             case .deviceRequested(let request): return "the host asks you to turn your \(request.device.rawValue) on"
