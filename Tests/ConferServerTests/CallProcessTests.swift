@@ -149,13 +149,19 @@ struct CallProcessTests {
         await server.stop()
     }
 
-    @Test func anAnswerWhoseMediaCannotStartEndsAcceptFailed() async throws {
+    /// A camera file that is not there, or an output that cannot hold what the other side
+    /// sends (H.264 into `.ivf`): the answer fails, and the callee says why.
+    @Test(arguments: [(["--input", "/nonexistent-camera.y4m"], [String](), "/nonexistent-camera.y4m"),
+                      (["-o", NSTemporaryDirectory() + "confer-never-written.ivf"], ["--codec", "h264"], "IVF cannot hold h264 video")])
+    func anAnswerWhoseMediaCannotStartEndsAcceptFailed(callee calleeArguments: [String], caller: [String], reason: String) async throws {
         let server = try await TestServer()
-        let bob = try await callee(server, "bob", ["--input", "/nonexistent-\(UUID().uuidString).y4m"])
-        let alice = try server.member("call", token: try await server.callToken("alice"), ["--to", "bob", "--video", "--events"])
+        let bob = try await callee(server, "bob", calleeArguments)
+        let alice = try server.member("call", token: try await server.callToken("alice"), ["--to", "bob", "--video", "--events"] + caller)
         #expect(await alice.exitStatus(timeout: 30) == 6, "alice: \(alice.stderr)")
         #expect(result(alice) == "acceptFailed")
         #expect(await bob.exitStatus() != 0)
+        #expect(bob.stderr.contains("this device's media could not run") && bob.stderr.contains(reason), "\(bob.stderr)")
+        #expect((ended(bob)?["mediaError"] as? String)?.contains(reason) == true, "\(String(describing: ended(bob)))")
         let record = try #require(try await log(server, "alice").first)
         #expect(record["result"] as? String == "acceptFailed" && record["endedBy"] as? String == "bob")
         await server.stop()

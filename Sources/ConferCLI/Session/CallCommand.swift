@@ -196,7 +196,14 @@ struct CallCommand: AsyncParsableCommand {
         hangUpOnInterrupt.cancel()
         ender.cancel()
         control.stop()
-        let figures = try? await media?.value
+        // Media that could not start ends the call (acceptFailed, or the caller hangs up);
+        // say why, or the user sees the result and not its cause.
+        var figures: LiveMeetingControl.Figures?
+        var mediaError: String?
+        do { figures = try await media?.value } catch { mediaError = "\(error)" }
+        if let mediaError {
+            printError("confer: this device's media could not run: \(mediaError)")
+        }
         await watcher.value
         // The log's record of the call, as the server wrote it.
         var record = info.record
@@ -205,7 +212,7 @@ struct CallCommand: AsyncParsableCommand {
         }
         await client.stop()
         let result = info.result ?? .connectionLost
-        printSummary(call: call, record: record, result: result, figures: figures, printer: printer)
+        printSummary(call: call, record: record, result: result, figures: figures, mediaError: mediaError, printer: printer)
         switch result {
         case .completed: return
         case .declined, .canceled, .noAnswer, .otherDeviceAccepted: throw ExitCode(Self.notAnsweredStatus)
@@ -214,8 +221,10 @@ struct CallCommand: AsyncParsableCommand {
         }
     }
 
-    private func printSummary(call: Call, record: CallRecord, result: CallEndResult, figures: LiveMeetingControl.Figures?, printer: EventPrinter) {
+    private func printSummary(call: Call, record: CallRecord, result: CallEndResult, figures: LiveMeetingControl.Figures?, mediaError: String?,
+                              printer: EventPrinter) {
         var fields: [String: Any] = ["call": call.id, "result": result.rawValue, "record": EventPrinter.encoded(record)]
+        if let mediaError { fields["mediaError"] = mediaError }
         if let figures {
             fields["framesReceived"] = figures.framesReceived
             fields["audioPacketsReceived"] = figures.audioPacketsReceived

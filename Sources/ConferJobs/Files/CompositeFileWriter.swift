@@ -33,15 +33,15 @@ package final class CompositeFileWriter {
                 width: width, height: height, frameRate: frameRate)))
         case "ivf":
             guard codec == .vp8 || codec == .vp9 else {
-                throw JobError(.invalidOptions, "the composite is \(codec), which IVF cannot hold: write .h264 or .y4m")
+                throw JobError(.invalidOptions, "IVF cannot hold \(codec) video: write \(path) as .h264 or .y4m")
             }
             sink = .ivf(try IVFWriter(sink: try FileByteSink(path: path), header: IVFHeader(
                 codec: codec, width: width, height: height, timebaseNumerator: 1, timebaseDenominator: 90_000)))
         case "h264", "264":
-            guard codec == .h264 else { throw JobError(.invalidOptions, "the composite is \(codec): write .ivf or .y4m") }
+            guard codec == .h264 else { throw JobError(.invalidOptions, "a .h264 file cannot hold \(codec) video: write \(path) as .ivf or .y4m") }
             sink = .annexB(AnnexBWriter(sink: try FileByteSink(path: path)))
         default:
-            throw JobError(.invalidOptions, "cannot write the composite to '\(path)': use .ivf (VP8/VP9), .h264 (H.264) or .y4m (raw)")
+            throw JobError(.invalidOptions, "cannot write video to '\(path)': use .ivf (VP8/VP9), .h264 (H.264) or .y4m (raw)")
         }
     }
 
