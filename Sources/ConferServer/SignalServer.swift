@@ -49,6 +49,8 @@ public enum SignalServerError: Error, Sendable, CustomStringConvertible {
     case callLog(CallLogError)
     /// Another program listens on the address and port already.
     case addressInUse(host: String, port: Int)
+    /// The address to listen on is not one of this machine's (or not an address at all).
+    case unknownAddress(host: String, port: Int)
 
     public var description: String {
         switch self {
@@ -57,6 +59,8 @@ public enum SignalServerError: Error, Sendable, CustomStringConvertible {
         case .callLog(let error): "\(error)"
         case .addressInUse(let host, let port):
             "cannot listen on \(host):\(port): another program (another `confer serve`?) listens there; choose another port, or port 0 for a free one"
+        case .unknownAddress(let host, let port):
+            "cannot listen on \(host):\(port): no such address on this machine; use 127.0.0.1 (this machine only), 0.0.0.0 (every interface) or one of its addresses"
         }
     }
 }
@@ -113,9 +117,17 @@ public struct SignalServer: Sendable {
         let webSocket = WebSocketServerConfiguration(maxFrameSize: 1 << 20, autoPing: .disabled)
         var server = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: webSockets, configuration: .init(ws: webSocket))
         if let certificate = configuration.certificatePath, let key = configuration.privateKeyPath {
+            // NIOSSL says `failedToLoadCertificate` for a missing file and a wrong one alike:
+            // name the file, and which of the two it is.
+            func load<T>(_ path: String, as what: String, _ read: () throws -> T) throws(SignalServerError) -> T {
+                guard access(path, R_OK) == 0 else { throw .tls("cannot read \(what) \(path): \(String(cString: strerror(errno)))") }
+                do { return try read() } catch { throw .tls("\(path) holds no PEM \(what) (\(error))") }
+            }
+            let chain = try load(certificate, as: "certificate") {
+                try NIOSSLCertificate.fromPEMFile(certificate).map { NIOSSLCertificateSource.certificate($0) }
+            }
+            let privateKey = try load(key, as: "private key") { try NIOSSLPrivateKey(file: key, format: .pem) }
             do {
-                let chain = try NIOSSLCertificate.fromPEMFile(certificate).map { NIOSSLCertificateSource.certificate($0) }
-                let privateKey = try NIOSSLPrivateKey(file: key, format: .pem)
                 let tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(privateKey))
                 server = try .tls(server, tlsConfiguration: tls)
             } catch { throw .tls("\(error)") }
@@ -127,7 +139,8 @@ public struct SignalServer: Sendable {
     }
 
     /// Runs until SIGTERM or SIGINT, then ends every session with `serverShutdown` and stops.
-    /// Throws ``SignalServerError/addressInUse(host:port:)`` when the port is taken.
+    /// Throws ``SignalServerError/addressInUse(host:port:)`` when the port is taken, and
+    /// ``SignalServerError/unknownAddress(host:port:)`` for an address not on this machine.
     public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         let application = try buildApplication(onListening: onListening)
         let group = ServiceGroup(configuration: .init(services: [.init(service: application), .init(service: RoomHubService(hub: hub, calls: calls))],
@@ -136,6 +149,12 @@ public struct SignalServer: Sendable {
             try await group.run()
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
             throw SignalServerError.addressInUse(host: configuration.host, port: configuration.port)
+        } catch let error as IOError where error.errnoCode == EADDRNOTAVAIL {
+            throw SignalServerError.unknownAddress(host: configuration.host, port: configuration.port)
+        } catch is SocketAddressError.UnknownHost {
+            throw SignalServerError.unknownAddress(host: configuration.host, port: configuration.port)
+        } catch is SocketAddressError {
+            throw SignalServerError.unknownAddress(host: configuration.host, port: configuration.port)
         }
     }
 }

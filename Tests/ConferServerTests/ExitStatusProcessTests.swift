@@ -67,6 +67,16 @@ struct ExitStatusProcessTests {
         #expect(join.stderr.contains("not admitted, ended: unreachable") && !join.stderr.contains("members at the end"), "\(join.stderr)")
     }
 
+    /// An address not on this machine (192.0.2.1 is TEST-NET-1, never assigned) or no address
+    /// at all: the server does not start, and says what to listen on instead.
+    @Test func anAddressNotOnThisMachineSaysWhatToUse() async throws {
+        for host in ["192.0.2.1", "999.1.1.1"] {
+            let (status, stderr) = try await run(["serve", "--listen", "\(host):0", "--secret", String(repeating: "s", count: 32), "--memory-db"])
+            #expect(status == 1, "\(stderr)")
+            #expect(stderr.contains("cannot listen on \(host):0: no such address on this machine; use 127.0.0.1"), "\(stderr)")
+        }
+    }
+
     /// A port another process holds: the work fails (1) and the message says what to do.
     @Test func aPortInUseSaysWhatToDo() async throws {
         let server = try await TestServer()

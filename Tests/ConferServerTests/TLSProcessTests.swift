@@ -5,21 +5,42 @@ import Testing
 /// a self-signed one made here with openssl, trusted by the client with --trust.
 @Suite(.serialized, .timeLimit(.minutes(1)))
 struct TLSProcessTests {
+    /// A self-signed certificate for 127.0.0.1 and its key, `PREFIXcert.pem` and `PREFIXkey.pem`.
+    func makeCertificate(in directory: String, prefix: String = "") throws {
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        openssl.arguments = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                             "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", "\(directory)/\(prefix)key.pem",
+                             "-out", "\(directory)/\(prefix)cert.pem"]
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        try #require(openssl.terminationStatus == 0, "openssl could not make a certificate")
+    }
+
+    /// A certificate or key that is missing or is not what it should be: the server does not
+    /// start, and says which file and what is wrong with it.
+    @Test func aCertificateOrKeyItCannotUseIsNamed() async throws {
+        let directory = NSTemporaryDirectory() + "confer-tls-bad-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try makeCertificate(in: directory)
+        let cert = "\(directory)/cert.pem", key = "\(directory)/key.pem", missing = "\(directory)/missing.pem"
+        for (pair, expected) in [((missing, key), "cannot read certificate \(missing): No such file or directory"),
+                                 ((key, key), "\(key) holds no PEM certificate"),
+                                 ((cert, cert), "\(cert) holds no PEM private key")] {
+            let serve = try ConferProcess(["serve", "--listen", "127.0.0.1:0", "--secret", String(repeating: "s", count: 32), "--memory-db",
+                                           "--cert", pair.0, "--key", pair.1])
+            #expect(await serve.exitStatus() == 1, "\(serve.stderr)")
+            #expect(serve.stderr.contains(expected), "\(serve.stderr)")
+        }
+    }
+
     @Test func aMemberJoinsOverWSSWithASelfSignedCertificate() async throws {
         let directory = NSTemporaryDirectory() + "confer-tls-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        for name in ["", "other-"] {
-            let openssl = Process()
-            openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            openssl.arguments = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-                                 "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", "\(directory)/\(name)key.pem",
-                                 "-out", "\(directory)/\(name)cert.pem"]
-            openssl.standardError = FileHandle.nullDevice
-            try openssl.run()
-            openssl.waitUntilExit()
-            try #require(openssl.terminationStatus == 0, "openssl could not make a certificate")
-        }
+        for name in ["", "other-"] { try makeCertificate(in: directory, prefix: name) }
 
         let server = try await TestServer(arguments: ["--cert", "\(directory)/cert.pem", "--key", "\(directory)/key.pem"])
         #expect(server.url.hasPrefix("https://127.0.0.1:"))
