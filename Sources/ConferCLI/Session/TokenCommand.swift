@@ -25,8 +25,8 @@ struct TokenCommand: AsyncParsableCommand {
     var identity: String
     @Option(help: "The display name (default: the identity).")
     var name: String?
-    @Option(help: "host, participant or observer.")
-    var role: MemberRole = .participant
+    @Option(help: "host, participant or observer, in the room (default: participant).")
+    var role: MemberRole?
     @Option(help: "Seconds the token stays valid.")
     var ttl: Double = 3600
 
@@ -34,6 +34,7 @@ struct TokenCommand: AsyncParsableCommand {
         if !(ttl > 0 && ttl <= 366 * 86_400) { throw ValidationError("--ttl must be between 0 and a year, in seconds") }
         if calls, room != nil { throw ValidationError("--calls and --room exclude each other: a call token admits to no room") }
         if !calls, room == nil { throw ValidationError("give --room (a meeting token) or --calls (a call token)") }
+        if calls, let role { throw ValidationError("--role \(role.rawValue) is a role in a room; a call token has none") }
         if let room, room.isEmpty || room.utf8.count > 256 || room == TokenClaims.callScope {
             throw ValidationError("--room must have 1 to 256 bytes and not be \(TokenClaims.callScope)")
         }
@@ -46,7 +47,7 @@ struct TokenCommand: AsyncParsableCommand {
         do { issuer = try await TokenIssuer(secret: secret) } catch { throw ValidationError("\(error)") }
         let lifetime = Duration.milliseconds(Int64(ttl * 1000))
         let claims = calls ? TokenClaims(callsFor: identity, name: name, notBefore: SessionTime.now(), lifetime: lifetime)
-            : TokenClaims(identity: identity, name: name, room: room ?? "", role: role, notBefore: SessionTime.now(), lifetime: lifetime)
+            : TokenClaims(identity: identity, name: name, room: room ?? "", role: role ?? .participant, notBefore: SessionTime.now(), lifetime: lifetime)
         print(await issuer.sign(claims))
     }
 }
