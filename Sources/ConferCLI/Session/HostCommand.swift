@@ -55,7 +55,8 @@ struct HostCommand: AsyncParsableCommand {
                                   + "drop --temporal-layers to serve weak links with the second encode instead")
         }
         if !(50 ... 50_000).contains(bitrate) { throw ValidationError("--bitrate is in kbit/s, 50…50000") }
-        if (try? MixLayout(argument: layout)) == nil { throw ValidationError("unknown --layout '\(layout)': use grid, speaker, pip, presenter or a FILE.json") }
+        // The layout's own error says which: an unknown name, a file it cannot read, a field.
+        do { _ = try MixLayout(argument: layout) } catch { throw ValidationError("--layout: \(error)") }
     }
 
     func mediaOptions() throws -> MeetingMediaOptions {

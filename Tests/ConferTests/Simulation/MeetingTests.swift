@@ -417,6 +417,10 @@ import ConferRTP
         #expect(try HostCommand.parse(member).mediaOptions().simulcast)
         #expect(throws: (any Error).self) { try HostCommand.parse(member + ["--temporal-layers", "2", "--codec", "h264"]) }
         #expect(throws: (any Error).self, "the composite is video") { try HostCommand.parse(member + ["--codec", "opus"]) }
+        // A layout file it cannot use is named with what is wrong, not as an unknown name.
+        let layoutError = #expect(throws: (any Error).self) { try HostCommand.parse(member + ["--layout", "/nonexistent/room.json"]) }
+        #expect(layoutError.map { HostCommand.message(for: $0) }?.contains("cannot read layout file /nonexistent/room.json") == true,
+                "\(String(describing: layoutError))")
         #expect(try HostCommand.parse(member + ["--temporal-layers", "2", "--codec", "vp9"]).mediaOptions().temporalLayers == 2)
         #expect(try MeetingCommand.parse(["--temporal-layers", "3", "--codec", "vp9"]).meetingOptions().temporalLayers == 3)
         #expect(try MeetingCommand.parse(["--temporal-layers", "3", "--codec", "vp9"]).meetingOptions().vp9LayerSignalling == .flexibleMode)
