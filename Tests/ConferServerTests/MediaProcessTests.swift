@@ -124,6 +124,25 @@ struct MediaProcessTests {
         await server.stop()
     }
 
+    /// A member whose media cannot run (a camera file that is not there) says why and leaves
+    /// at once with status 1, instead of staying its whole --duration sending nothing.
+    @Test func aMemberWhoseMediaCannotRunSaysWhyAndLeaves() async throws {
+        let server = try await TestServer()
+        let host = try server.member("host", token: try await server.token("boss", role: "host"), ["--approve", "all", "--events"] + Self.canvas)
+        #expect(await host.wait(upTo: 20) { $0.eventNames.contains("joined") })
+        let started = ContinuousClock.now
+        let alice = try server.member("join", token: try await server.token("alice"),
+                                      ["--input", "/nonexistent-camera.y4m", "--duration", "30", "--events"])
+        #expect(await alice.exitStatus(timeout: 20) == 1, "\(alice.stderr)")
+        #expect(ContinuousClock.now - started < .seconds(15), "it left, not waited out its 30 s")
+        #expect(alice.stderr.contains("the media could not run") && alice.stderr.contains("/nonexistent-camera.y4m"), "\(alice.stderr)")
+        let failed = alice.events.first { $0["event"] as? String == "mediaFailed" }
+        #expect((failed?["error"] as? String)?.contains("/nonexistent-camera.y4m") == true, "\(alice.stdout)")
+        #expect(await host.wait(upTo: 10) { $0.events.contains { $0["event"] as? String == "memberLeft" && $0["identity"] as? String == "alice" } })
+        host.signal(SIGINT)
+        await server.stop()
+    }
+
     @Test func aKickedMemberLeavesTheCanvasWithinASecondWhileTheOthersGoOn() async throws {
         let directory = NSTemporaryDirectory() + "confer-kick-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

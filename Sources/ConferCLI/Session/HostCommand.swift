@@ -12,7 +12,8 @@ struct HostCommand: AsyncParsableCommand {
         discussion: """
         --approve answers each join request as it comes: all, none, or a comma-separated list of identities \
         (others are declined). Runs for --duration seconds (or until Ctrl-C), then leaves. A refused join \
-        exits with status 3; a session the server ends (room closed, replaced, timed out) with status 4.
+        exits with status 3; a session the server ends (room closed, replaced, timed out) with status 4; \
+        media that cannot run (say, -o into a folder that is not there) with status 1.
           confer host --server http://127.0.0.1:7880 --token "$HOST_TOKEN" --approve all --duration 10 --events
         """)
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ConferClient
+import ConferJobs
 import ConferSession
 
 struct JoinCommand: AsyncParsableCommand {
@@ -8,7 +9,7 @@ struct JoinCommand: AsyncParsableCommand {
         abstract: "Ask to join a room, and once the host approves, send a camera and voice and receive the composite.",
         discussion: """
         Waits for the host's answer; a declined or refused join exits with status 3 and the reason on stderr, a \
-        kick or a closed room with status 4.
+        kick or a closed room with status 4, media that cannot run (a file it cannot read or write) with status 1.
           confer join --server http://127.0.0.1:7880 --token "$TOKEN" --duration 10 --say "hello" --events
         """)
 
@@ -30,6 +31,16 @@ struct JoinCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let cutSignalingAfter, !(cutSignalingAfter >= 0) { throw ValidationError("--cut-signaling-after must be 0 or more") }
+        // What can be known before asking the host: the files' kinds by their names. (Whether
+        // .ivf or .h264 fits depends on the room's codec, known once admitted.)
+        let kinds: [(String, String?, [String])] = [("-o", output, ["ivf", "h264", "264", "y4m"]), ("--audio-out", audioOut, ["wav", "opus"]),
+                                                    ("--input", input, ["y4m", "ivf", "h264", "264"]), ("--audio", audio, ["wav", "opus"])]
+        for (option, path, extensions) in kinds {
+            guard let path else { continue }
+            guard extensions.contains(fileExtension(path)) else {
+                throw ValidationError("\(option) takes a .\(extensions.filter { $0 != "264" }.joined(separator: ", .")) file, not \(path)")
+            }
+        }
     }
 
     var mediaOptions: MeetingMediaOptions {

@@ -144,13 +144,24 @@ struct MemberSession {
             }
         }
 
-        let end = await Self.waitForEnd(client: client, duration: duration)
+        let end = await Self.waitForEnd(client: client, duration: duration, mediaFailure: media?.failure)
         figures.cancel()
         firstFrame.cancel()
+        // Media that stopped by itself (a file it cannot read or write) ends the session: a
+        // member who asked to send and record and does neither has nothing to stay for.
+        let mediaFailure = media?.failure.current
         var report: MemberMediaReport?
-        if let media { report = MemberMediaReport(await media.stop(), output: output ?? options?.videoOutput) }
+        if let media {
+            report = MemberMediaReport(await media.stop(), output: mediaFailure == nil ? output ?? options?.videoOutput : nil)
+        }
         if end == nil { await client.leave() }
         listener.cancel()
+        if let mediaFailure {
+            printer.print("mediaFailed", ["identity": client.identity, "error": mediaFailure])
+            try await writeReport(log: log, admitted: true, end: "mediaFailed", media: report)
+            FileHandle.standardError.write(Data("confer: the media could not run: \(mediaFailure)\n".utf8))
+            throw ExitCode.failure
+        }
         try await writeReport(log: log, admitted: true, end: end?.rawValue, media: report)
         if let end, end != .left {
             FileHandle.standardError.write(Data("confer: the session ended: \(end.rawValue)\n".utf8))
@@ -177,9 +188,18 @@ struct MemberSession {
         }
     }
 
-    /// Waits for the duration (nil: until the session ends); the reason if the server ended it first.
-    static func waitForEnd(client: MeetingClient, duration: Double?) async -> DisconnectReason? {
+    /// Waits for the duration (nil: until the session ends, or the media fails); the reason if
+    /// the server ended it first.
+    static func waitForEnd(client: MeetingClient, duration: Double?, mediaFailure: ObservedValue<String?>? = nil) async -> DisconnectReason? {
         await withTaskGroup(of: DisconnectReason?.self) { group in
+            if let mediaFailure {
+                group.addTask {
+                    for await failure in mediaFailure.values where failure != nil { return nil }
+                    // The stream ended by cancellation: another task ended the wait.
+                    while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+                    return nil
+                }
+            }
             group.addTask {
                 if let duration { try? await Task.sleep(for: .milliseconds(Int64(duration * 1000))) } else {
                     while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }

@@ -16,6 +16,11 @@ public actor MeetingMedia {
     public nonisolated let connectInfo = ObservedValue<ConnectInfo?>(nil)
     /// When the first composite was rendered (a participant), nil until then.
     public nonisolated let firstFrame = ObservedValue<SessionTime?>(nil)
+    /// Why the media stopped by itself, for a person: a camera or voice file that cannot be
+    /// read, an output that cannot hold what arrives, a socket that cannot be bound; nil until
+    /// then. The session goes on without media: an app shows this and leaves (as `confer
+    /// join` does), or lets the member fix it.
+    public nonisolated let failure = ObservedValue<String?>(nil)
 
     private let client: MeetingClient
     private let options: MeetingMediaOptions
@@ -194,11 +199,14 @@ public actor MeetingMedia {
             let options = options
             let client = client
             started = SessionTime.now()
+            let failure = failure
             media = Task {
-                try await LiveMeetingHost.run(configuration, control: control) { port in
-                    await client.announceMedia(MediaDescription(host: options.bindHost, port: port, codec: options.codec.rawValue,
-                                                                width: options.canvasWidth, height: options.canvasHeight,
-                                                                frameRate: options.frameRate))
+                try await Self.reportingFailure(to: failure) {
+                    try await LiveMeetingHost.run(configuration, control: control) { port in
+                        await client.announceMedia(MediaDescription(host: options.bindHost, port: port, codec: options.codec.rawValue,
+                                                                    width: options.canvasWidth, height: options.canvasHeight,
+                                                                    frameRate: options.frameRate))
+                    }
                 }
             }
         }
@@ -266,11 +274,25 @@ public actor MeetingMedia {
         let client = client
         let bindHost = options.bindHost
         let width = configuration.cameraWidth, height = configuration.cameraHeight
+        let failure = failure
         media = Task {
-            try await LiveMeetingParticipant.run(configuration, control: control) { port in
-                await client.announceMedia(MediaDescription(host: bindHost, port: port, codec: codec.rawValue, width: width, height: height,
-                                                            frameRate: hostMedia.frameRate))
+            try await Self.reportingFailure(to: failure) {
+                try await LiveMeetingParticipant.run(configuration, control: control) { port in
+                    await client.announceMedia(MediaDescription(host: bindHost, port: port, codec: codec.rawValue, width: width, height: height,
+                                                                frameRate: hostMedia.frameRate))
+                }
             }
+        }
+    }
+
+    /// Runs `media`, publishing its error in `failure` before passing it on.
+    private static func reportingFailure(to failure: ObservedValue<String?>,
+                                         _ media: () async throws -> LiveMeetingControl.Figures) async throws -> LiveMeetingControl.Figures {
+        do {
+            return try await media()
+        } catch {
+            failure.set("\(error)")
+            throw error
         }
     }
 }

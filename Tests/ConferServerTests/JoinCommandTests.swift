@@ -1,0 +1,21 @@
+@testable import ConferCLI
+import Testing
+
+/// What `confer join` refuses before it asks the host: files whose names no reader or writer takes.
+@Suite struct JoinCommandTests {
+    static let member = ["--server", "http://127.0.0.1:7880", "--token", "t"]
+
+    @Test(arguments: [["-o", "a.ivf"], ["-o", "a.H264"], ["-o", "a.y4m", "--audio-out", "m.opus"], ["--input", "cam.ivf", "--audio", "v.wav"]])
+    func takes(arguments: [String]) throws {
+        _ = try JoinCommand.parse(Self.member + arguments)
+    }
+
+    @Test(arguments: [(["-o", "a.mp4"], "-o takes a .ivf, .h264, .y4m file, not a.mp4"),
+                      (["--audio-out", "m.mp3"], "--audio-out takes a .wav, .opus file, not m.mp3"),
+                      (["--input", "cam.wav"], "--input takes a .y4m, .ivf, .h264 file, not cam.wav"),
+                      (["--audio", "dir.d/voice"], "--audio takes a .wav, .opus file, not dir.d/voice")])
+    func refuses(arguments: [String], message: String) {
+        let error = #expect(throws: (any Error).self) { try JoinCommand.parse(Self.member + arguments) }
+        #expect(error.map { JoinCommand.message(for: $0) } == message)
+    }
+}
