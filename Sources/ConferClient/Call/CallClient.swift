@@ -41,7 +41,12 @@ public actor CallClient {
         // The same server, token format and TLS rules as a meeting's; another endpoint.
         var server = MeetingClientConfiguration(server: configuration.server, token: configuration.token)
         server.trustedCertificates = configuration.trustedCertificates
-        identity = try server.unverifiedClaims().identity
+        let claims = try server.unverifiedClaims()
+        // The server would refuse it as for another room; say what the token is for instead.
+        guard claims.room == TokenClaims.callScope else {
+            throw .invalidConfiguration("the token admits to room \(claims.room), not to calls: mint one for calls (`confer token --calls`)")
+        }
+        identity = claims.identity
         endpoint = try server.endpoint(path: "v1/calls")
         guard !configuration.device.isEmpty, configuration.device.utf8.count <= 64 else {
             throw .invalidConfiguration("the device name must have 1 to 64 bytes")

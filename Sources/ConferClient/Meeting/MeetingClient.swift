@@ -37,6 +37,9 @@ public actor MeetingClient {
     public init(configuration: MeetingClientConfiguration, logger: Logger = Logger(label: "confer.client")) throws(MeetingClientError) {
         self.configuration = configuration
         claims = try configuration.unverifiedClaims()
+        guard claims.room != TokenClaims.callScope else {
+            throw .invalidConfiguration("the token is for calls, not for a room: mint one for the room (`confer token --room`)")
+        }
         let endpoint = try configuration.endpoint(path: "v1/signal")
         url = endpoint.url
         tls = endpoint.tls
