@@ -183,7 +183,8 @@ extension LiveReceiveReport: CommandReport {
     /// What most likely went wrong when datagrams came and nothing was decoded, with the option
     /// to check: the counters say it already, but not which option a person has to fix.
     var diagnoses: [String] {
-        guard datagrams > rtcpPackets, framesDecoded == 0, samplesWritten == 0 else { return [] }
+        // Written counts too: without the jitter buffer, .ivf and .h264 store frames undecoded.
+        guard datagrams > rtcpPackets, framesDecoded == 0, framesWritten == 0, samplesWritten == 0 else { return [] }
         var notes: [String] = []
         if packetsAccepted == 0, srtpAuthenticationFailures > 0 {
             notes.append("no packet passed SRTP authentication: is --srtp the sender's key?")
