@@ -27,6 +27,11 @@ public actor CallClient {
     private var driver: Task<Void, Never>?
     private var pinger: Task<Void, Never>?
     private var calls: [String: Call] = [:]
+    /// The call each answered dial made, until `dial` returns it. The answer's resumption may
+    /// run after later messages: a callee that declines at once ends the call, which leaves
+    /// ``calls`` before `dial` returns; made again from the answer's stale view, it would
+    /// ring forever.
+    private var dialed: [String: Call] = [:]
     private var waiters: [UInt64: CheckedContinuation<CallServerMessage, any Error>] = [:]
     private var signInWaiters: [CheckedContinuation<Void, any Error>] = []
     private var nextRef: UInt64 = 1
@@ -90,7 +95,7 @@ public actor CallClient {
                   ringingTimeout: ringingTimeout.map(Self.seconds), connectionTimeout: connectionTimeout.map(Self.seconds))
         }
         guard case .dialed(_, let info) = answer else { throw CallClientError.unreachable("unexpected answer to dial") }
-        return call(for: info)
+        return dialed.removeValue(forKey: info.id) ?? call(for: info)
     }
 
     /// A page of this user's call log, newest first.
@@ -186,8 +191,11 @@ public actor CallClient {
             signInWaiters.removeAll()
             for waiter in waiters { waiter.resume() }
         case .dialed(let ref, let info):
-            _ = call(for: info)
-            waiters.removeValue(forKey: ref)?.resume(returning: message)
+            let call = call(for: info)
+            if let waiter = waiters.removeValue(forKey: ref) {
+                dialed[info.id] = call
+                waiter.resume(returning: message)
+            }
         case .log(let ref, _):
             waiters.removeValue(forKey: ref)?.resume(returning: message)
         case .incoming(let info):
