@@ -8,6 +8,8 @@ final class ConferProcess: Sendable {
     private let process: Process
     private let output = Buffer()
     private let errors = Buffer()
+    /// Standard input, when the test types into it.
+    private let input: FileHandle?
     let arguments: [String]
 
     /// The `confer` binary built beside this test bundle.
@@ -23,11 +25,19 @@ final class ConferProcess: Sendable {
         return URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".build/debug/confer")
     }
 
-    init(_ arguments: [String], directory: String? = nil) throws {
+    /// Starts `confer arguments`; with `typing`, its standard input is a pipe ``type(_:)`` writes to.
+    init(_ arguments: [String], directory: String? = nil, typing: Bool = false) throws {
         self.arguments = arguments
         process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments
+        if typing {
+            let pipe = Pipe()
+            process.standardInput = pipe
+            input = pipe.fileHandleForWriting
+        } else {
+            input = nil
+        }
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
@@ -87,6 +97,14 @@ final class ConferProcess: Sendable {
 
     func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
+    /// Writes `line` to the process's standard input, as a person would type it.
+    func type(_ line: String) {
+        input?.write(Data((line + "\n").utf8))
+    }
+
+    /// Ends the process's standard input (Ctrl-D).
+    func endInput() { try? input?.close() }
+
     deinit {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
@@ -132,8 +150,8 @@ struct TestServer {
         return minting.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    func member(_ command: String, token: String, _ arguments: [String] = []) throws -> ConferProcess {
-        try ConferProcess([command, "--server", url, "--token", token] + arguments)
+    func member(_ command: String, token: String, _ arguments: [String] = [], typing: Bool = false) throws -> ConferProcess {
+        try ConferProcess([command, "--server", url, "--token", token] + arguments, typing: typing)
     }
 
     func rooms(_ arguments: [String]) async throws -> (status: Int32, output: String) {

@@ -18,4 +18,11 @@ import Testing
         let error = #expect(throws: (any Error).self) { try JoinCommand.parse(Self.member + arguments) }
         #expect(error.map { JoinCommand.message(for: $0) } == message)
     }
+
+    @Test func aHostThatAnswersByHandNeedsAKeyboard() throws {
+        let error = #expect(throws: (any Error).self) { try HostCommand.parse(Self.member + ["--approve", "manual"]) }
+        #expect(error.map { HostCommand.message(for: $0) } == "--approve manual leaves requests to you: add --commands to type approve ID or decline ID")
+        let host = try HostCommand.parse(Self.member + ["--approve", "manual", "--commands"])
+        #expect(host.approve == .manual && host.member.commands)
+    }
 }

@@ -72,6 +72,89 @@ struct SignalingProcessTests {
         await server.stop()
     }
 
+    @Test func aHostAndAMemberRunTheMeetingFromTheirKeyboards() async throws {
+        let server = try await TestServer()
+        let host = try server.member("host", token: try await server.token("boss", role: "host"),
+                                     ["--no-media", "--approve", "manual", "--commands", "--events"], typing: true)
+        #expect(await host.wait(upTo: 20) { $0.eventNames.contains("joined") }, "host: \(host.stderr)")
+        let alice = try server.member("join", token: try await server.token("alice"), ["--no-media", "--commands", "--events"], typing: true)
+        let carol = try server.member("join", token: try await server.token("carol"), ["--no-media", "--events"])
+        func event(_ process: ConferProcess, _ name: String, _ matches: @escaping ([String: Any]) -> Bool = { _ in true }) async -> Bool {
+            await process.wait(upTo: 10) { $0.events.contains { $0["event"] as? String == name && matches($0) } }
+        }
+        func requested(_ identity: String) -> ([String: Any]) -> Bool {
+            { (($0["data"] as? [String: Any])?["identity"] as? String) == identity }
+        }
+        func alicesDevice(_ device: String, on: Bool) -> ([String: Any]) -> Bool {
+            {
+                guard let member = $0["data"] as? [String: Any], member["identity"] as? String == "alice" else { return false }
+                return (member["devices"] as? [String: Any])?[device] as? Bool == on
+            }
+        }
+
+        // --approve manual: the requests wait for the person at the host's keyboard.
+        #expect(await event(host, "joinRequested", requested("alice")))
+        #expect(await event(host, "joinRequested", requested("carol")))
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(!alice.eventNames.contains("joined") && carol.isRunning, "nobody is let in before the host says so")
+        host.type("approve alice")
+        host.type("decline carol")
+        #expect(await carol.exitStatus(timeout: 10) == 3)
+        #expect(await event(alice, "joined"), "alice: \(alice.stderr)")
+
+        // The host turns alice's microphone off; alice turns her camera off, and says yes when asked to turn it on.
+        host.type("mute alice mic")
+        #expect(await event(alice, "deviceTurnedOff", { $0["identity"] as? String == "alice" && $0["device"] as? String == "microphone" }))
+        #expect(await event(host, "memberUpdated", alicesDevice("microphone", on: false)))
+        alice.type("camera off")
+        #expect(await event(host, "memberUpdated", alicesDevice("camera", on: false)))
+        host.type("ask alice camera")
+        #expect(await event(alice, "deviceRequested"))
+        alice.type("accept")
+        #expect(await event(host, "deviceRequestEnded", { $0["identity"] as? String == "alice" && $0["outcome"] as? String == "accepted" }))
+        #expect(await event(host, "memberUpdated", alicesDevice("camera", on: true)))
+
+        // What her role does not allow, the server refuses; what is no command, the console answers.
+        alice.type("kick boss")
+        #expect(await event(alice, "refused", { $0["action"] as? String == "kick" && $0["reason"] as? String == "notHost" }))
+        alice.type("frob")
+        #expect(await event(alice, "commandError", { $0["line"] as? String == "frob" }))
+        #expect(alice.stderr.contains("unknown command 'frob'"))
+        alice.type("say hello from the keyboard")
+        #expect(await event(host, "message", { ($0["data"] as? [String: Any])?["text"] as? String == "hello from the keyboard" }))
+
+        // The host hands the room over, and the new host closes it: her own doing ends her with 0, the others with 4.
+        host.type("transfer alice")
+        #expect(await event(alice, "hostChanged", { $0["identity"] as? String == "alice" }))
+        alice.type("close")
+        #expect(await alice.exitStatus(timeout: 10) == 0, "alice: \(alice.stderr)")
+        #expect(await host.exitStatus(timeout: 10) == 4)
+        #expect(host.stderr.contains("roomClosed"))
+        let typed = alice.events.filter { $0["event"] as? String == "command" }.compactMap { $0["command"] as? String }
+        #expect(typed == ["camera", "accept", "kick", "say", "close"], "what alice typed and was sent")
+        await server.stop()
+    }
+
+    @Test func leaveTypedEndsTheSessionAndTheEndOfInputDoesNot() async throws {
+        let server = try await TestServer()
+        let host = try server.member("host", token: try await server.token("boss", role: "host"), ["--no-media", "--commands", "--events"],
+                                     typing: true)
+        #expect(await host.wait(upTo: 20) { $0.eventNames.contains("joined") })
+        let alice = try server.member("join", token: try await server.token("alice"), ["--no-media", "--commands", "--events"], typing: true)
+        #expect(await alice.wait(upTo: 20) { $0.eventNames.contains("joined") })
+        // A script piped in ends; the member stays until its duration, Ctrl-C or `leave`.
+        alice.endInput()
+        try await Task.sleep(for: .seconds(1))
+        #expect(alice.isRunning)
+        host.type("leave")
+        #expect(await host.exitStatus(timeout: 10) == 0, "host: \(host.stderr)")
+        #expect(await alice.wait(upTo: 10) { $0.events.contains { $0["event"] as? String == "memberLeft" && $0["identity"] as? String == "boss" } })
+        #expect(alice.isRunning)
+        alice.signal(SIGINT)
+        #expect(await alice.exitStatus(timeout: 10) == 0)
+        await server.stop()
+    }
+
     @Test func aKilledParticipantGoesOfflineThenOutAfterTheGrace() async throws {
         let server = try await TestServer(arguments: ["--reconnect-grace", "2"])
         let host = try server.member("host", token: try await server.token("boss", role: "host"), ["--no-media", "--approve", "all", "--events"])

@@ -45,7 +45,7 @@ extension EventPrinter {
         case .waiting: return "waiting for the host to approve"
         case .joined(let snapshot):
             return "joined \(snapshot.room.id): host \(snapshot.host ?? "none"), members \(snapshot.members.map(\.identity).joined(separator: ", "))"
-        case .refused(let action, let reason): return "refused \(action): \(reason.rawValue)"
+        case .refused(let action, let reason): return "refused \(action): \(reason.rawValue) (\(reason.explanation))"
         case .room(let roomEvent):
             switch roomEvent {
             case .joinRequested(let request): return "\(request.identity) asks to join"
@@ -58,7 +58,9 @@ extension EventPrinter {
             case .deviceRequested(let request): return "the host asks you to turn your \(request.device.rawValue) on"
             case .roomClosed: return "the room closed"
             case .applicationReceived(let application): return "\(application.identity) applies to become a participant"
-            case .memberUpdated, .deviceRequestEnded, .mediaGranted: return nil
+            case .deviceRequestEnded(_, let identity, let device, let outcome):
+                return "the request that \(identity) turn the \(device.rawValue) on: \(outcome.rawValue)"
+            case .memberUpdated, .mediaGranted: return nil
             }
         }
     }

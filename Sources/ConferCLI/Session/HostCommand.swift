@@ -11,14 +11,18 @@ struct HostCommand: AsyncParsableCommand {
         abstract: "Join a room as its host: answer join requests and composite everyone into one stream.",
         discussion: """
         --approve answers each join request as it comes: all, none, or a comma-separated list of identities \
-        (others are declined). Runs for --duration seconds (or until Ctrl-C), then leaves. A refused join \
-        exits with status 3; a session the server ends (room closed, replaced, timed out) with status 4; \
-        media that cannot run (say, -o into a folder that is not there) with status 1.
+        (others are declined). With --commands, the host types what it does once admitted: approve ID, \
+        decline ID, kick ID, mute ID mic, ask ID camera, transfer ID, close, say TEXT, leave (help lists them); \
+        --approve manual leaves every request to those. Runs for --duration seconds (or until Ctrl-C, or \
+        leave), then leaves. A refused join exits with status 3; a session the server ends (room closed by \
+        someone else, replaced, timed out) with status 4; media that cannot run (say, -o into a folder that \
+        is not there) with status 1.
           confer host --server http://127.0.0.1:7880 --token "$HOST_TOKEN" --approve all --duration 10 --events
+          confer host --server http://127.0.0.1:7880 --token "$HOST_TOKEN" --approve manual --commands
         """)
 
     @OptionGroup var member: MemberOptions
-    @Option(help: "Answer join requests: all, none, or ID,ID,… (others declined).")
+    @Option(help: "Answer join requests: all, none, ID,ID,… (others declined), or manual (you type approve ID or decline ID; needs --commands).")
     var approve: ApprovalPolicy = .all
     @Option(help: "The composite's codec: vp8, vp9 or h264.")
     var codec: Codec = .vp8
@@ -42,6 +46,9 @@ struct HostCommand: AsyncParsableCommand {
     var noMedia = false
 
     func validate() throws {
+        if approve == .manual, !member.commands {
+            throw ValidationError("--approve manual leaves requests to you: add --commands to type approve ID or decline ID")
+        }
         if !codec.isVideo { throw ValidationError("--codec must be vp8, vp9 or h264: the composite is video") }
         if let output {
             let ext = (output as NSString).pathExtension.lowercased()

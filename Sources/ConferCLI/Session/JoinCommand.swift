@@ -9,8 +9,11 @@ struct JoinCommand: AsyncParsableCommand {
         abstract: "Ask to join a room, and once the host approves, send a camera and voice and receive the composite.",
         discussion: """
         Waits for the host's answer; a declined or refused join exits with status 3 and the reason on stderr, a \
-        kick or a closed room with status 4, media that cannot run (a file it cannot read or write) with status 1.
+        kick or a closed room with status 4, media that cannot run (a file it cannot read or write) with status 1. \
+        With --commands, type once admitted: say TEXT, tell ID TEXT, mic on|off, camera on|off, accept or \
+        refuse (the host's request to turn a device on), apply (an observer), members, leave (help lists them).
           confer join --server http://127.0.0.1:7880 --token "$TOKEN" --duration 10 --say "hello" --events
+          confer join --server http://127.0.0.1:7880 --token "$TOKEN" --commands
         """)
 
     @OptionGroup var member: MemberOptions

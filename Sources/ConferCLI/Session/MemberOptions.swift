@@ -20,6 +20,8 @@ struct MemberOptions: ParsableArguments {
     var events = false
     @Flag(name: .shortAndLong, help: "Print nothing on stderr but errors.")
     var quiet = false
+    @Flag(help: "Take commands typed on standard input once admitted, one a line: say TEXT, mic off, kick ID, mute ID mic, … (type help).")
+    var commands = false
 
     func validate() throws {
         if let duration, !(duration > 0) { throw ValidationError("--duration must be positive") }
@@ -35,6 +37,6 @@ struct MemberOptions: ParsableArguments {
     /// The run of one member's session with these options.
     func session(client: MeetingClient, approval: ApprovalPolicy?, cutSignalingAfter: Double?) -> MemberSession {
         MemberSession(client: client, printer: EventPrinter(json: events, quiet: quiet), approval: approval, duration: duration,
-                      say: say, cutSignalingAfter: cutSignalingAfter, reportPath: report)
+                      say: say, cutSignalingAfter: cutSignalingAfter, reportPath: report, commands: commands)
     }
 }

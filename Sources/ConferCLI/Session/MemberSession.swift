@@ -2,18 +2,22 @@ import ArgumentParser
 import ConferClient
 import ConferSession
 import Foundation
+import Synchronization
 
-/// Who a host lets in: `all`, `none`, or a comma-separated list of identities (others are
-/// declined).
-enum ApprovalPolicy: ExpressibleByArgument, Sendable {
+/// Who a host lets in: `all`, `none`, a comma-separated list of identities (others are
+/// declined), or `manual`: each request waits for the person at the keyboard.
+enum ApprovalPolicy: ExpressibleByArgument, Sendable, Equatable {
     case all
     case none
     case only(Set<String>)
+    /// Leave each request waiting for `approve ID` or `decline ID` (`--commands`).
+    case manual
 
     init?(argument: String) {
         switch argument {
         case "all": self = .all
         case "none": self = .none
+        case "manual": self = .manual
         default:
             let identities = argument.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             guard !identities.isEmpty else { return nil }
@@ -21,11 +25,13 @@ enum ApprovalPolicy: ExpressibleByArgument, Sendable {
         }
     }
 
-    func admits(_ identity: String) -> Bool {
+    /// Whether `identity` is let in; nil when a person answers.
+    func admits(_ identity: String) -> Bool? {
         switch self {
         case .all: true
         case .none: false
         case .only(let identities): identities.contains(identity)
+        case .manual: nil
         }
     }
 }
@@ -71,6 +77,8 @@ struct MemberSession {
     let say: String?
     let cutSignalingAfter: Double?
     let reportPath: String?
+    /// Take commands typed on standard input (``MeetingConsole``).
+    var commands = false
 
     /// Exit status for a join refused (token, room, limit) or declined.
     static let refusedStatus: Int32 = 3
@@ -93,12 +101,15 @@ struct MemberSession {
                 if case .room(.joinRequested(let request)) = event { waiting = [request.identity] }
                 if case .joined(let snapshot) = event, snapshot.host == client.identity { waiting = snapshot.joinRequests.map(\.identity) }
                 for identity in waiting {
-                    if approval.admits(identity) {
+                    switch approval.admits(identity) {
+                    case true?:
                         await client.approve(identity)
                         await log.approved(identity)
-                    } else {
+                    case false?:
                         await client.decline(identity)
                         await log.declined(identity)
+                    case nil:
+                        if case .room = event { printer.note("approve \(identity) or decline \(identity)?") }
                     }
                 }
             }
@@ -144,7 +155,21 @@ struct MemberSession {
             }
         }
 
-        let end = await Self.waitForEnd(client: client, duration: duration, mediaFailure: media?.failure)
+        // What the person at the keyboard types, with --commands: `leave` ends the wait, and
+        // after `close` the room's closing is this member's doing, not an end to report.
+        let (leaving, leave) = AsyncStream<Void>.makeStream()
+        let closing = Atomic<Bool>(false)
+        let console = Task {
+            guard commands else { return }
+            await MeetingConsole(client: client, printer: printer).run(StandardInputLines.stream()) { outcome in
+                switch outcome {
+                case .leave: leave.yield()
+                case .closing: closing.store(true, ordering: .relaxed)
+                }
+            }
+        }
+        let end = await Self.waitForEnd(client: client, duration: duration, mediaFailure: media?.failure, leave: leaving)
+        console.cancel()
         figures.cancel()
         firstFrame.cancel()
         // Media that stopped by itself (a file it cannot read or write) ends the session: a
@@ -163,7 +188,7 @@ struct MemberSession {
             throw ExitCode.failure
         }
         try await writeReport(log: log, admitted: true, end: end?.rawValue, media: report)
-        if let end, end != .left {
+        if let end, end != .left, !(end == .roomClosed && closing.load(ordering: .relaxed)) {
             FileHandle.standardError.write(Data("confer: the session ended: \(end.rawValue)\n".utf8))
             throw ExitCode(Self.endedStatus)
         }
@@ -190,8 +215,16 @@ struct MemberSession {
 
     /// Waits for the duration (nil: until the session ends, or the media fails); the reason if
     /// the server ended it first.
-    static func waitForEnd(client: MeetingClient, duration: Double?, mediaFailure: ObservedValue<String?>? = nil) async -> DisconnectReason? {
+    static func waitForEnd(client: MeetingClient, duration: Double?, mediaFailure: ObservedValue<String?>? = nil,
+                           leave: AsyncStream<Void>? = nil) async -> DisconnectReason? {
         await withTaskGroup(of: DisconnectReason?.self) { group in
+            if let leave {
+                group.addTask {
+                    for await _ in leave { return nil }
+                    while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+                    return nil
+                }
+            }
             if let mediaFailure {
                 group.addTask {
                     for await failure in mediaFailure.values where failure != nil { return nil }
@@ -235,7 +268,10 @@ struct MemberSession {
 
     private func writeReport(log: EventLog, admitted: Bool, end: String?, media: MemberMediaReport?) async throws {
         let snapshot = client.room.current
-        let report = MemberReport(identity: client.identity, role: client.claims.role.rawValue, room: client.claims.room, admitted: admitted,
+        // The role at the end: a host that handed the room over, or an observer let in as a
+        // participant, is no longer what the token said.
+        let role = snapshot?.member(client.identity)?.role ?? client.claims.role
+        let report = MemberReport(identity: client.identity, role: role.rawValue, room: client.claims.room, admitted: admitted,
                                   slot: snapshot?.member(client.identity)?.slot,
                                   endReason: end, members: snapshot?.members.map(\.identity) ?? [], host: snapshot?.host,
                                   eventCounts: await log.counts, messages: snapshot?.messages.map(\.text) ?? [],

@@ -1,0 +1,78 @@
+@testable import ConferCLI
+import ConferSession
+import Testing
+
+/// The lines a person types into `confer host --commands` and `confer join --commands`.
+@Suite struct MeetingActionTests {
+    @Test func everyCommandReadsAsItsAction() throws {
+        let cases: [(String, MeetingAction)] = [
+            ("say hello  there ", .say("hello  there", to: nil)),
+            ("tell alice,bob  see you", .say("see you", to: ["alice", "bob"])),
+            ("mic off", .setDevice(.microphone, on: false)),
+            ("MICROPHONE On", .setDevice(.microphone, on: true)),
+            ("camera off", .setDevice(.camera, on: false)),
+            ("accept", .answerDeviceRequest(nil, accept: true)),
+            ("refuse camera", .answerDeviceRequest(.camera, accept: false)),
+            ("apply", .apply),
+            ("approve alice", .approve("alice")),
+            ("  decline\tbob", .decline("bob")),
+            ("kick carol", .kick("carol")),
+            ("mute alice mic", .mute("alice", .microphone)),
+            ("ask alice camera", .ask("alice", .camera)),
+            ("transfer alice", .transfer("alice")),
+            ("close", .close),
+            ("leave", .leave),
+            ("members", .members),
+            ("help", .help),
+            ("?", .help),
+        ]
+        for (line, action) in cases {
+            #expect(try MeetingAction.parse(line) == action, "\(line)")
+        }
+    }
+
+    @Test func blankLinesAndCommentsAreNothing() throws {
+        for line in ["", "   ", "\t", "# a script's comment", "  #kick alice"] {
+            #expect(try MeetingAction.parse(line) == nil, "\(line)")
+        }
+    }
+
+    @Test func whatIsNoCommandSaysWhatWouldBe() {
+        let cases: [(String, MeetingActionError)] = [
+            ("frob", .unknownCommand("frob")),
+            ("kick", .wrongArguments(command: "kick", usage: "kick ID")),
+            ("kick alice bob", .wrongArguments(command: "kick", usage: "kick ID")),
+            ("mute alice", .wrongArguments(command: "mute", usage: "mute ID mic|camera")),
+            ("mute alice speaker", .wrongArguments(command: "mute", usage: "mute ID mic|camera")),
+            ("mic", .wrongArguments(command: "mic", usage: "mic on|off")),
+            ("camera maybe", .wrongArguments(command: "camera", usage: "camera on|off")),
+            ("say", .wrongArguments(command: "say", usage: "say TEXT")),
+            ("say   ", .wrongArguments(command: "say", usage: "say TEXT")),
+            ("tell alice", .wrongArguments(command: "tell", usage: "tell ID[,ID…] TEXT")),
+            ("tell , hi", .wrongArguments(command: "tell", usage: "tell ID[,ID…] TEXT")),
+            ("accept mic camera", .wrongArguments(command: "accept", usage: "accept [mic|camera]")),
+            ("close now", .wrongArguments(command: "close", usage: "close")),
+        ]
+        for (line, error) in cases {
+            #expect(throws: error, "\(line)") { try MeetingAction.parse(line) }
+        }
+        #expect(MeetingActionError.unknownCommand("frob").description == "unknown command 'frob': type help for the list")
+    }
+
+    @Test func theHelpNamesEveryCommand() {
+        for word in ["say", "tell", "mic", "camera", "accept", "refuse", "apply", "members", "leave", "approve", "decline", "kick",
+                     "mute", "ask", "transfer", "close"] {
+            #expect(MeetingAction.usage.contains("\n  \(word) ") || MeetingAction.usage.contains("| \(word) "), "\(word)")
+        }
+    }
+
+    @Test func anyLineParsesOrFailsWithAReason() {
+        // Whatever is typed, the parser answers: an action, nothing, or a typed error.
+        var random = SeededGenerator(seed: 7)
+        let alphabet = Array("say tell mic camera on off accept kick mute ask ,#\t  alice ✓\u{0}\r")
+        for _ in 0 ..< 2000 {
+            let line = String((0 ..< Int.random(in: 0 ... 30, using: &random)).map { _ in alphabet.randomElement(using: &random)! })
+            do { _ = try MeetingAction.parse(line) } catch { #expect(!error.description.isEmpty) }
+        }
+    }
+}
