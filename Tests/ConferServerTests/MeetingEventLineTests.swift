@@ -1,5 +1,6 @@
 @testable import ConferCLI
 import ConferClient
+@testable import ConferSession
 import Testing
 
 /// The lines `join` and `host` print for people.
@@ -7,6 +8,13 @@ import Testing
     @Test func aHostChangeNamesTheHostOrSaysThereIsNone() {
         #expect(EventPrinter.human(.room(.hostChanged(identity: "hana"))) == "host is now hana")
         #expect(EventPrinter.human(.room(.hostChanged(identity: nil))) == "the room has no host now")
+    }
+
+    @Test func aMessageToSomeSaysToWhom() {
+        var message = ChatMessage(id: 1, from: "boss", senderSequence: 1, to: ["bob", "carol"], kind: nil, text: "psst", sent: SessionTime(milliseconds: 0))
+        #expect(EventPrinter.human(.room(.message(message))) == "boss (to bob, carol): psst")
+        message.to = nil
+        #expect(EventPrinter.human(.room(.message(message))) == "boss: psst")
     }
 
     @Test func aRefusalSaysWhatItMeans() {

@@ -53,7 +53,10 @@ extension EventPrinter {
             case .memberJoined(let member): return "\(member.identity) joined as \(member.role.rawValue)"
             case .memberLeft(let identity, let reason): return "\(identity) left (\(reason.rawValue))"
             case .hostChanged(let identity): return identity.map { "host is now \($0)" } ?? "the room has no host now"
-            case .message(let message): return "\(message.from ?? "server"): \(message.text)"
+            case .message(let message):
+                // A message to some members only says so, or it reads as said to the room.
+                let to = message.to.map { " (to \($0.joined(separator: ", ")))" } ?? ""
+                return "\(message.from ?? "server")\(to): \(message.text)"
             case .deviceTurnedOff(_, let device): return "the host turned your \(device.rawValue) off"
             case .deviceRequested(let request): return "the host asks you to turn your \(request.device.rawValue) on"
             case .roomClosed: return "the room closed"
