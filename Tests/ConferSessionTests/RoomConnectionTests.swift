@@ -145,4 +145,14 @@ import Testing
         #expect(machine.lost(at: t0) == .none)
         #expect(machine.tick(at: t0 + .seconds(60)) == .none)
     }
+
+    @Test func aServerNeverReachedEndsWithNoReason() {
+        var machine = ConnectionStateMachine()
+        #expect(machine.start() == .connect)
+        machine.unreachable()
+        // No session was had, so none ended: not `timedOut`, which would send a person looking at keepalives.
+        #expect(machine.state == .disconnected(nil))
+        #expect(machine.tick(at: t0 + .seconds(60)) == .none)
+        #expect(machine.start() == .connect, "the app may try again")
+    }
 }

@@ -161,8 +161,9 @@ public actor CallClient {
                 return
             }
             if !connected, !everConnected {
-                failSignIn(CallClientError.unreachable("nothing accepts a WebSocket at \(endpoint.url) (\(lastError ?? "closed")): is the server running there?"))
-                finish(.timedOut)
+                let error = CallClientError.unreachable("nothing accepts a WebSocket at \(endpoint.url) (\(lastError ?? "closed")): is the server running there?")
+                failSignIn(error)
+                finish(nil, error: error)
                 return
             }
             var action = machine.lost(at: SessionTime.now())
@@ -234,11 +235,13 @@ public actor CallClient {
         pinger = link.keepAlive(every: interval) { .ping(sent: $0) }
     }
 
-    private func finish(_ reason: DisconnectReason) {
-        machine.ended(reason)
+    /// Ends the client for `reason`; nil when the server could never be reached, and `error` says why.
+    private func finish(_ reason: DisconnectReason?, error: CallClientError? = nil) {
+        if let reason { machine.ended(reason) } else { machine.unreachable() }
         publishState()
-        failSignIn(refusal.map { CallClientError.refused($0) } ?? CallClientError.ended(reason))
-        failRequests(CallClientError.ended(reason))
+        let ended = reason.map { CallClientError.ended($0) } ?? error ?? CallClientError.ended(.timedOut)
+        failSignIn(refusal.map { CallClientError.refused($0) } ?? ended)
+        failRequests(ended)
         let now = SessionTime.now()
         for call in calls.values { call.abandon(at: now) }
         calls.removeAll()

@@ -145,7 +145,7 @@ public actor MeetingClient {
             }
             if !connected, !everConnected {
                 failWaiters(MeetingClientError.unreachable("nothing accepts a WebSocket at \(url) (\(lastError ?? "closed")): is the server running there?"))
-                machine.ended(.timedOut)
+                machine.unreachable()
                 publishState()
                 room.finish()
                 events.finish()

@@ -77,6 +77,10 @@ public struct ConnectionStateMachine: Sendable, Hashable {
     /// The server ended the session (or the app left): no retry.
     public mutating func ended(_ reason: DisconnectReason) { finish(reason) }
 
+    /// The first connection could not be opened (nothing listens there, or the address does
+    /// not resolve): back to disconnected with no reason, as there was no session to end.
+    public mutating func unreachable() { finish(nil) }
+
     /// Moves time on; says to connect when an attempt is due, or gives up after the grace.
     public mutating func tick(at now: SessionTime) -> Action {
         guard case .reconnecting = state, let due = nextAttempt, due <= now else { return .none }
@@ -101,7 +105,7 @@ public struct ConnectionStateMachine: Sendable, Hashable {
         return min(delay, maximumBackoff)
     }
 
-    private mutating func finish(_ reason: DisconnectReason) {
+    private mutating func finish(_ reason: DisconnectReason?) {
         state = .disconnected(reason)
         nextAttempt = nil
         lostAt = nil
