@@ -13,7 +13,7 @@ struct DemoCommand: ParsableCommand {
     var directory = "/tmp/confer-demo"
     @Option(help: "Seconds of media to generate.")
     var duration: Double = 5
-    @Option(help: "Picture size.")
+    @Option(help: "Picture size. (default: 640x360)", transform: VideoSize.parse)
     var size = VideoSize(width: 640, height: 360)
     @Option(help: "Video bitrate in kbit/s.")
     var bitrate = 800

@@ -13,7 +13,7 @@ struct GenerateCommand: ParsableCommand {
     var output: String
     @Option(help: "Video pattern: testcard (colour, moving box, frame counter) or noise (hard to encode).")
     var pattern: VideoPattern = .testcard
-    @Option(help: "Picture size.")
+    @Option(help: "Picture size. (default: 640x360)", transform: VideoSize.parse)
     var size = VideoSize(width: 640, height: 360)
     @Option(help: "Frames per second.")
     var fps: Double = 30

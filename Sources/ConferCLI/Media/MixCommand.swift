@@ -49,7 +49,7 @@ struct MixCommand: ParsableCommand {
     var discard = false
     @Option(help: "grid, speaker, pip, presenter, or a FILE.json layout.")
     var layout = "grid"
-    @Option(help: "Canvas size, WIDTHxHEIGHT.")
+    @Option(help: "Canvas size, WIDTHxHEIGHT. (default: 1280x720)", transform: VideoSize.parse)
     var size = VideoSize(width: 1280, height: 720)
     @Option(help: "Output frame rate.")
     var fps: Double = 30

@@ -24,7 +24,7 @@ struct RenderCommand: ParsableCommand {
     var refresh = 60
     @Option(help: "Seconds to simulate (default: until the longest input ends).")
     var duration: Double?
-    @Option(help: "Size of every view.")
+    @Option(help: "Size of every view. (default: 320x180)", transform: VideoSize.parse)
     var viewSize = VideoSize(width: 320, height: 180)
     @Option(help: "The input (from 0) whose view has high priority, the active speaker.")
     var speaker = 0

@@ -25,7 +25,7 @@ struct TranscodeCommand: ParsableCommand {
     var codec: Codec?
     @Option(help: "Target bitrate in kbit/s.")
     var bitrate: Int?
-    @Option(help: "Output picture size, WIDTHxHEIGHT (video only).")
+    @Option(help: "Output picture size, WIDTHxHEIGHT (video only).", transform: VideoSize.parse)
     var size: VideoSize?
     @Option(help: "Output frame rate (video only).")
     var fps: Double?

@@ -35,7 +35,7 @@ struct CallCommand: AsyncParsableCommand {
     var video = false
     @Option(help: "A recorded camera to send (.y4m, .ivf, .h264), looped; a test pattern otherwise.")
     var input: String?
-    @Option(help: "The synthetic camera's size, WIDTHxHEIGHT (at most 1280x720).")
+    @Option(help: "The synthetic camera's size, WIDTHxHEIGHT (at most 1280x720). (default: 320x180)", transform: VideoSize.parse)
     var cameraSize = VideoSize(width: 320, height: 180)
     @Option(help: "The video codec this side sends: vp8, vp9 or h264 (the other side may send another).")
     var codec: Codec = .vp8

@@ -28,7 +28,7 @@ struct HostCommand: AsyncParsableCommand {
     var codec: Codec = .vp8
     @Option(help: "grid, speaker, pip, presenter, or a FILE.json layout (members by slot, from 1).")
     var layout = "grid"
-    @Option(help: "The canvas, WIDTHxHEIGHT.")
+    @Option(help: "The canvas, WIDTHxHEIGHT. (default: 640x360)", transform: VideoSize.parse)
     var size = VideoSize(width: 640, height: 360)
     @Option(help: "Composite frames per second.")
     var fps = 24.0

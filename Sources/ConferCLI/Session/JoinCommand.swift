@@ -19,7 +19,7 @@ struct JoinCommand: AsyncParsableCommand {
     @OptionGroup var member: MemberOptions
     @Option(help: "A recorded camera to send (.y4m, .ivf, .h264), looped; a test pattern in the member's colour otherwise.")
     var input: String?
-    @Option(help: "The synthetic camera's size, WIDTHxHEIGHT.")
+    @Option(help: "The synthetic camera's size, WIDTHxHEIGHT. (default: 320x180)", transform: VideoSize.parse)
     var cameraSize = VideoSize(width: 320, height: 180)
     @Option(help: "A recorded voice to send (.wav, .opus); a tone in turns otherwise.")
     var audio: String?

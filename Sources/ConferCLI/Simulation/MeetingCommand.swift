@@ -40,7 +40,7 @@ struct MeetingCommand: ParsableCommand {
     var layout = "grid"
     @Option(help: "Video codec of every stream: vp8, vp9 or h264.")
     var codec: Codec = .vp8
-    @Option(help: "Canvas size, WIDTHxHEIGHT.")
+    @Option(help: "Canvas size, WIDTHxHEIGHT. (default: 1280x720)", transform: VideoSize.parse)
     var size = VideoSize(width: 1280, height: 720)
     @Option(help: "Composite frame rate.")
     var fps: Double = 30
