@@ -1,6 +1,7 @@
 import Testing
 import ArgumentParser
 @testable import ConferCLI
+import ConferMedia
 
 /// `--size`, `--camera-size` and `--view-size`: WIDTHxHEIGHT, and a refusal that says why.
 @Suite struct VideoSizeTests {
@@ -26,6 +27,39 @@ import ArgumentParser
         let error = #expect(throws: (any Error).self) { try TranscodeCommand.parse(["in.y4m", "-o", "out.ivf", "--size", "100x3"]) }
         #expect(error.map { TranscodeCommand.message(for: $0) }?.contains("100x4 would do") == true)
         #expect((try? GenerateCommand.parse(["-o", "x.y4m"]))?.size == VideoSize(width: 640, height: 360), "the default the help gives")
-        #expect(GenerateCommand.helpMessage().contains("(default: 640x360)"))
+        #expect(GenerateCommand.helpMessage(columns: 1000).contains("Picture size. (default: 640x360)"))
+    }
+}
+
+/// `--codec` where only video makes sense lists exactly the video codecs, in its help and its refusal.
+@Suite struct VideoCodecOptionTests {
+    @Test func opusIsRefusedWithTheChoices() {
+        let member = ["--server", "http://127.0.0.1:7880", "--token", "t"]
+        let refusals: [(String, String)] = [
+            (message { try HostCommand.parse(member + ["--codec", "opus"]) }, "host"),
+            (message { try CallCommand.parse(member + ["--codec", "opus"]) }, "call"),
+            (message { try MeetingCommand.parse(["--codec", "opus"]) }, "meeting"),
+            (message { try SimulateCommand.parse(["in.y4m", "-o", "out.y4m", "--codec", "opus"]) }, "simulate"),
+            (message { try LiveCommand.parse(["--codec", "opus"]) }, "live"),
+        ]
+        for (text, command) in refusals {
+            #expect(text.contains("Please provide one of 'vp8', 'vp9' or 'h264'"), "\(command): \(text)")
+        }
+        #expect(HostCommand.helpMessage(columns: 1000).contains("(values: vp8, vp9, h264; default: vp8)"))
+        #expect(CallCommand.helpMessage(columns: 1000).contains("(values: vp8, vp9, h264; default: vp8)"))
+    }
+
+    @Test func eachNamesTheEngineCodec() {
+        #expect(VideoCodec.allCases.map(\.mediaCodec) == [.vp8, .vp9, .h264])
+        #expect(VideoCodec.allCases.map(\.rawValue) == [Codec.vp8, .vp9, .h264].map(\.rawValue))
+    }
+
+    private func message(_ parse: () throws -> Any) -> String {
+        do {
+            _ = try parse()
+            return "parsed"
+        } catch {
+            return HostCommand.message(for: error)
+        }
     }
 }

@@ -38,7 +38,7 @@ struct CallCommand: AsyncParsableCommand {
     @Option(help: "The synthetic camera's size, WIDTHxHEIGHT (at most 1280x720). (default: 320x180)", transform: VideoSize.parse)
     var cameraSize = VideoSize(width: 320, height: 180)
     @Option(help: "The video codec this side sends: vp8, vp9 or h264 (the other side may send another).")
-    var codec: Codec = .vp8
+    var codec: VideoCodec = .vp8
     @Option(help: "A recorded voice to send (.wav, .opus); a tone otherwise.")
     var audio: String?
     @Option(name: .shortAndLong, help: "Write the other side's video: .ivf/.h264 as received, .y4m as rendered.")
@@ -87,7 +87,6 @@ struct CallCommand: AsyncParsableCommand {
         if cameraSize.width > CallMediaOptions.maximumSize.width || cameraSize.height > CallMediaOptions.maximumSize.height {
             throw ValidationError("--camera-size is at most 1280x720 for a call")
         }
-        if ![.vp8, .h264, .vp9].contains(codec) { throw ValidationError("--codec must be vp8, vp9 or h264") }
         if to == nil, cancelAfter != nil || ringingTimeout != nil || connectionTimeout != nil || !item.isEmpty {
             throw ValidationError("--cancel-after, --ringing-timeout, --connection-timeout and --item are for the caller (with --to)")
         }
@@ -105,7 +104,7 @@ struct CallCommand: AsyncParsableCommand {
 
     var mediaOptions: CallMediaOptions {
         var options = CallMediaOptions()
-        options.codec = codec
+        options.codec = codec.mediaCodec
         options.setFiles(camera: input, cameraSize: cameraSize, microphone: audio, videoOutput: output, audioOutput: audioOut)
         return options
     }

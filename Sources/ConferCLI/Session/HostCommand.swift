@@ -25,7 +25,7 @@ struct HostCommand: AsyncParsableCommand {
     @Option(help: "Answer join requests: all, none, ID,ID,… (others declined), or manual (you type approve ID or decline ID; needs --commands).")
     var approve: ApprovalPolicy = .all
     @Option(help: "The composite's codec: vp8, vp9 or h264.")
-    var codec: Codec = .vp8
+    var codec: VideoCodec = .vp8
     @Option(help: "grid, speaker, pip, presenter, or a FILE.json layout (members by slot, from 1).")
     var layout = "grid"
     @Option(help: "The canvas, WIDTHxHEIGHT. (default: 640x360)", transform: VideoSize.parse)
@@ -49,7 +49,6 @@ struct HostCommand: AsyncParsableCommand {
         if approve == .manual, !member.commands {
             throw ValidationError("--approve manual leaves requests to you: add --commands to type approve ID or decline ID")
         }
-        if !codec.isVideo { throw ValidationError("--codec must be vp8, vp9 or h264: the composite is video") }
         if let output {
             let ext = (output as NSString).pathExtension.lowercased()
             guard codec == .h264 ? ["h264", "264"].contains(ext) : ext == "ivf" else {
@@ -69,7 +68,7 @@ struct HostCommand: AsyncParsableCommand {
 
     func mediaOptions() throws -> MeetingMediaOptions {
         var options = MeetingMediaOptions()
-        options.codec = codec
+        options.codec = codec.mediaCodec
         options.canvasWidth = size.width
         options.canvasHeight = size.height
         options.frameRate = fps

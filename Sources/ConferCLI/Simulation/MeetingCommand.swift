@@ -39,7 +39,7 @@ struct MeetingCommand: ParsableCommand {
     @Option(help: "grid, speaker, pip, presenter, or a FILE.json layout (participant numbers from 1).")
     var layout = "grid"
     @Option(help: "Video codec of every stream: vp8, vp9 or h264.")
-    var codec: Codec = .vp8
+    var codec: VideoCodec = .vp8
     @Option(help: "Canvas size, WIDTHxHEIGHT. (default: 1280x720)", transform: VideoSize.parse)
     var size = VideoSize(width: 1280, height: 720)
     @Option(help: "Composite frame rate.")
@@ -120,7 +120,7 @@ struct MeetingCommand: ParsableCommand {
         var options = MeetingOptions(
             participants: inputs.isEmpty ? participants : inputs.count, videoInputs: inputs, audioInputs: audioInputs,
             duration: .seconds(duration), uplink: uplink, downlink: downlink, layout: try MixLayout(argument: layout),
-            codec: codec, canvasWidth: size.width, canvasHeight: size.height, frameRate: fps,
+            codec: codec.mediaCodec, canvasWidth: size.width, canvasHeight: size.height, frameRate: fps,
             compositeBitrate: bitrate * 1000, srtp: !noSRTP, drawBudget: budget, refreshRate: refresh, seed: network.seed)
         options.temporalLayers = temporalLayers
         options.vp9LayerSignalling = vp9LayersAsOne ? .pictureIDsOnly : .flexibleMode

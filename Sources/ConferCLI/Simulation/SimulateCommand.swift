@@ -27,7 +27,7 @@ struct SimulateCommand: ParsableCommand {
     @Argument(help: "Optional input audio (.wav or .opus).")
     var audioInput: String?
     @Option(help: "Codec: vp8, vp9 or h264.")
-    var codec: Codec = .vp8
+    var codec: VideoCodec = .vp8
     @OptionGroup var network: NetworkConditionOptions<SimulateCommand>
     @Option(help: ArgumentHelp("Random loss on the feedback path in percent.", valueName: "PCT"))
     var feedbackLoss: Double = 0
@@ -56,7 +56,6 @@ struct SimulateCommand: ParsableCommand {
         if !(0...100).contains(feedbackLoss) { throw ValidationError("--feedback-loss is a percentage, 0…100") }
         try OptionCheck.bitrate(bitrate, in: 30 ... 100_000)
         if let duration, !(duration > 0 && duration <= 3600) { throw ValidationError("--duration must be between 0 and 3600 seconds") }
-        if !codec.isVideo { throw ValidationError("--codec must be vp8, vp9 or h264") }
         if !(queue >= 1 && queue <= 60_000) { throw ValidationError("--queue is in milliseconds, 1…60000") }
     }
 
@@ -67,7 +66,7 @@ struct SimulateCommand: ParsableCommand {
         var forward = network.conditions()
         forward.queueLimit = .duration(milliseconds(queue))
         var options = SimulationOptions(
-            codec: codec, forward: forward, backward: backward, seed: network.seed, nack: !noNack, fec: !noFEC,
+            codec: codec.mediaCodec, forward: forward, backward: backward, seed: network.seed, nack: !noNack, fec: !noFEC,
             videoBitrate: bitrate.map { $0 * 1000 }, maximumDuration: duration.map { .seconds($0) })
         options.pacing = pacing
         return options
