@@ -111,6 +111,51 @@ struct CallProcessTests {
         await server.stop()
     }
 
+    @Test func aCallAnsweredAndRunAtTheKeyboard() async throws {
+        let server = try await TestServer()
+        let bob = try server.member("call", token: try await server.callToken("bob"), ["--device", "phone", "--answer", "manual", "--commands", "--events"],
+                                    typing: true)
+        #expect(await bob.wait(upTo: 20) { $0.eventNames.contains("signedIn") }, "bob: \(bob.stderr)")
+        let alice = try server.member("call", token: try await server.callToken("alice"), ["--to", "bob", "--commands", "--events"], typing: true)
+        func sees(_ process: ConferProcess, _ name: String, _ matches: @escaping ([String: Any]) -> Bool = { _ in true }) async -> Bool {
+            await process.wait(upTo: 15) { $0.events.contains { $0["event"] as? String == name && matches($0) } }
+        }
+        #expect(await sees(bob, "incoming"))
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(!alice.events.contains { $0["event"] as? String == "phase" && $0["phase"] as? String != "ringing" }, "it rings until bob types")
+
+        bob.type("accept")
+        for process in [alice, bob] { #expect(await sees(process, "phase", { $0["phase"] as? String == "connected" }), "\(process.stderr)") }
+        bob.type("mic off")
+        #expect(await sees(alice, "remoteSettings", { $0["audio"] as? Bool == false }))
+        alice.type("set topic=review")
+        #expect(await sees(bob, "customItems", { ($0["items"] as? [String: String])?["topic"] == "review" }))
+        alice.type("frob")
+        #expect(await sees(alice, "commandError", { $0["line"] as? String == "frob" }))
+        bob.type("hangup")
+        #expect(await alice.exitStatus(timeout: 10) == 0, "alice: \(alice.stderr)")
+        #expect(await bob.exitStatus(timeout: 10) == 0, "bob: \(bob.stderr)")
+        #expect(result(alice) == "completed" && result(bob) == "completed")
+        #expect((ended(alice)?["record"] as? [String: Any])?["endedBy"] as? String == "bob")
+        #expect((ended(alice)?["audioPacketsReceived"] as? Int ?? 0) > 0, "media ran once bob accepted at the keyboard")
+        let typed = bob.events.filter { $0["event"] as? String == "command" }.compactMap { $0["command"] as? String }
+        #expect(typed == ["accept", "mic", "hangup"])
+        await server.stop()
+    }
+
+    @Test func aCallDeclinedAtTheKeyboard() async throws {
+        let server = try await TestServer()
+        let bob = try server.member("call", token: try await server.callToken("bob"), ["--answer", "manual", "--commands", "--events"], typing: true)
+        #expect(await bob.wait(upTo: 20) { $0.eventNames.contains("signedIn") }, "bob: \(bob.stderr)")
+        let alice = try server.member("call", token: try await server.callToken("alice"), ["--to", "bob", "--events"])
+        #expect(await bob.wait(upTo: 15) { $0.eventNames.contains("incoming") })
+        bob.type("decline")
+        #expect(await alice.exitStatus() == 5)
+        #expect(await bob.exitStatus() == 5)
+        #expect(result(alice) == "declined" && result(bob) == "declined")
+        await server.stop()
+    }
+
     @Test func anUnansweredCallEndsAtTheRingingTimeout() async throws {
         let server = try await TestServer()
         let bob = try await callee(server, "bob", ["--answer", "ignore"])

@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test func whatIsNoCommandSaysWhatWouldBe() {
-        let cases: [(String, MeetingActionError)] = [
+        let cases: [(String, ConsoleCommandError)] = [
             ("frob", .unknownCommand("frob")),
             ("kick", .wrongArguments(command: "kick", usage: "kick ID")),
             ("kick alice bob", .wrongArguments(command: "kick", usage: "kick ID")),
@@ -56,7 +56,7 @@ import Testing
         for (line, error) in cases {
             #expect(throws: error, "\(line)") { try MeetingAction.parse(line) }
         }
-        #expect(MeetingActionError.unknownCommand("frob").description == "unknown command 'frob': type help for the list")
+        #expect(ConsoleCommandError.unknownCommand("frob").description == "unknown command 'frob': type help for the list")
     }
 
     @Test func theHelpNamesEveryCommand() {

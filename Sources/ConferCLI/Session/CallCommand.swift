@@ -4,10 +4,12 @@ import ConferLive
 import ConferMedia
 import ConferSession
 import Foundation
+import Synchronization
 
-/// How a device answers a call that rings.
+/// How a device answers a call that rings: at once, or (`manual`) as the person at the
+/// keyboard types.
 enum CallAnswer: String, ExpressibleByArgument, CaseIterable {
-    case accept, decline, ignore
+    case accept, decline, ignore, manual
 }
 
 struct CallCommand: AsyncParsableCommand {
@@ -16,7 +18,8 @@ struct CallCommand: AsyncParsableCommand {
         abstract: "Place a call (--to) or answer one, send a camera and voice straight to the other side, and say how it ended.",
         discussion: """
         With --to, dials that user: every device where the user is signed in rings. Without --to, signs in as \
-        --device and waits for a call, then answers as --answer says. Once answered, the two devices send \
+        --device and waits for a call, then answers as --answer says (manual: you type accept or decline). With \
+        --commands, type during the call: mic on|off, camera on|off, set KEY=VALUE, unset KEY, hangup. Once answered, the two devices send \
         Opus (and, with --video, VP8, VP9 or H.264 up to 720p at 24 fps, each side in its own --codec) to each other directly over SRTP. The call's \
         end result is always printed (stdout; --json for the call's log record) and sets the exit status: \
         0 completed, 3 refused (token, unknown or offline user), 4 the server ended the connection, 5 not \
@@ -49,7 +52,7 @@ struct CallCommand: AsyncParsableCommand {
     var duration: Double?
     @Option(help: "Caller: hang up after this many seconds if the call has not connected.")
     var cancelAfter: Double?
-    @Option(help: "Callee: accept, decline or ignore a call that rings.")
+    @Option(help: "Callee: accept, decline or ignore a call that rings, or manual (you type accept or decline; needs --commands).")
     var answer: CallAnswer = .accept
     @Option(help: "Callee: seconds to let it ring before answering.")
     var answerAfter: Double = 0
@@ -65,6 +68,8 @@ struct CallCommand: AsyncParsableCommand {
     var noMedia = false
     @Option(help: "PEM certificates to trust for an https:// server.")
     var trust: String?
+    @Flag(help: "Take commands typed on standard input: accept, decline, mic on|off, camera on|off, set KEY=VALUE, unset KEY, hangup (type help).")
+    var commands = false
     @Flag(help: "Print one JSON object per line on stdout for every call event.")
     var events = false
     @Flag(help: "Print the call's log record as JSON at the end.")
@@ -82,6 +87,9 @@ struct CallCommand: AsyncParsableCommand {
                                            ("--ringing-timeout", ringingTimeout), ("--connection-timeout", connectionTimeout)]
         for (name, value) in checks {
             if let value, !(value > 0 && value <= 86_400) { throw ValidationError("\(name) must be between 0 and 86400 seconds") }
+        }
+        if answer == .manual, !commands {
+            throw ValidationError("--answer manual leaves the answer to you: add --commands to type accept or decline")
         }
         if !(answerAfter >= 0 && answerAfter <= 3600) { throw ValidationError("--answer-after must be between 0 and 3600 seconds") }
         if cameraSize.width > CallMediaOptions.maximumSize.width || cameraSize.height > CallMediaOptions.maximumSize.height {
@@ -141,15 +149,22 @@ struct CallCommand: AsyncParsableCommand {
         }
 
         let watcher = Task { await Self.follow(call, printer: printer) }
-        var media: Task<LiveMeetingControl.Figures, any Error>?
+        let console = Task {
+            guard commands else { return }
+            await CallConsole(call: call, printer: printer).run(StandardInputLines.stream())
+        }
+        // Started here, or (answered at the keyboard) by the task that sees the answer.
+        let media = Mutex<Task<LiveMeetingControl.Figures, any Error>?>(nil)
         let control = LiveMeetingControl()
-        func startMedia() {
+        let noMedia = noMedia, options = mediaOptions
+        @Sendable func startMedia() {
             guard !noMedia else { return }
-            let options = mediaOptions
-            media = Task {
-                try await CallMediaSession.run(call, options: options, control: control) { _ in }
+            media.withLock { media in
+                guard media == nil else { return }
+                media = Task { try await CallMediaSession.run(call, options: options, control: control) { _ in } }
             }
         }
+        var answering: Task<Void, Never>?
 
         if to != nil {
             startMedia()
@@ -164,13 +179,26 @@ struct CallCommand: AsyncParsableCommand {
             }
         } else {
             if answerAfter > 0 { try? await Task.sleep(for: Self.duration(answerAfter)) }
+            var accepted = false
             if call.state.current.phase == .ringing {
                 switch answer {
                 case .accept:
                     await call.accept()
                     startMedia()
+                    accepted = true
                 case .decline: await call.decline()
                 case .ignore: break
+                case .manual: printer.note("type accept or decline")
+                }
+            }
+            if !accepted, commands {
+                // Answered at the keyboard: the media starts once the server has this device's answer.
+                let device = device
+                answering = Task {
+                    for await info in call.state.values where info.phase != .ringing {
+                        if info.phase != .ended, info.record.acceptedDevice == device { startMedia() }
+                        return
+                    }
                 }
             }
         }
@@ -191,6 +219,8 @@ struct CallCommand: AsyncParsableCommand {
             }
         }
         let info = await call.ended()
+        console.cancel()
+        answering?.cancel()
         interrupt.cancel()
         hangUpOnInterrupt.cancel()
         ender.cancel()
@@ -199,7 +229,7 @@ struct CallCommand: AsyncParsableCommand {
         // say why, or the user sees the result and not its cause.
         var figures: LiveMeetingControl.Figures?
         var mediaError: String?
-        do { figures = try await media?.value } catch { mediaError = "\(error)" }
+        do { figures = try await media.withLock { $0 }?.value } catch { mediaError = "\(error)" }
         if let mediaError {
             printError("confer: this device's media could not run: \(mediaError)")
         }

@@ -76,51 +76,30 @@ enum MeetingAction: Equatable, Sendable {
         """
 
     /// The action a line asks for; nil for a blank line or a comment (`#`).
-    static func parse(_ line: String) throws(MeetingActionError) -> MeetingAction? {
-        let trimmed = line.drop { $0 == " " || $0 == "\t" }
-        guard let word = trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" }).first, !word.hasPrefix("#") else { return nil }
-        let command = word.lowercased()
-        // What follows the command word, spaces kept (a chat message is taken as typed).
-        let rest = String(trimmed.dropFirst(word.count).drop { $0 == " " || $0 == "\t" }).trimmingTrailingWhitespace
-        let arguments = rest.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
-
-        func expect(_ count: Int, _ shape: String) throws(MeetingActionError) {
-            guard arguments.count == count else { throw .wrongArguments(command: command, usage: shape) }
-        }
-        func device(_ word: String, usage: String) throws(MeetingActionError) -> MediaDevice {
-            switch word.lowercased() {
-            case "mic", "microphone": return .microphone
-            case "camera", "cam", "video": return .camera
-            default: throw .wrongArguments(command: command, usage: usage)
-            }
-        }
-
+    static func parse(_ text: String) throws(ConsoleCommandError) -> MeetingAction? {
+        guard let line = ConsoleLine(text) else { return nil }
+        let command = line.command, arguments = line.arguments
         switch command {
         case "say":
-            guard !rest.isEmpty else { throw .wrongArguments(command: command, usage: "say TEXT") }
-            return .say(rest, to: nil)
+            guard !line.rest.isEmpty else { throw .wrongArguments(command: command, usage: "say TEXT") }
+            return .say(line.rest, to: nil)
         case "tell":
             let usage = "tell ID[,ID…] TEXT"
             guard arguments.count >= 2 else { throw .wrongArguments(command: command, usage: usage) }
             let recipients = arguments[0].split(separator: ",").map(String.init).filter { !$0.isEmpty }
-            let text = String(rest.dropFirst(arguments[0].count).drop { $0 == " " || $0 == "\t" })
+            let text = String(line.rest.dropFirst(arguments[0].count).drop { $0 == " " || $0 == "\t" })
             guard !recipients.isEmpty else { throw .wrongArguments(command: command, usage: usage) }
             return .say(text, to: recipients)
         case "mic", "microphone", "camera", "cam", "video":
             let usage = "\(command) on|off"
-            try expect(1, usage)
-            switch arguments[0].lowercased() {
-            case "on": return .setDevice(try device(command, usage: usage), on: true)
-            case "off": return .setDevice(try device(command, usage: usage), on: false)
-            default: throw .wrongArguments(command: command, usage: usage)
-            }
+            return .setDevice(try line.device(command, usage: usage), on: try line.onOff(usage: usage))
         case "accept", "refuse":
             let usage = "\(command) [mic|camera]"
             guard arguments.count <= 1 else { throw .wrongArguments(command: command, usage: usage) }
-            return .answerDeviceRequest(try arguments.first.map { word throws(MeetingActionError) in try device(word, usage: usage) },
+            return .answerDeviceRequest(try arguments.first.map { word throws(ConsoleCommandError) in try line.device(word, usage: usage) },
                                         accept: command == "accept")
         case "approve", "decline", "kick", "transfer":
-            try expect(1, "\(command) ID")
+            try line.expect(1, "\(command) ID")
             let identity = arguments[0]
             switch command {
             case "approve": return .approve(identity)
@@ -130,11 +109,11 @@ enum MeetingAction: Equatable, Sendable {
             }
         case "mute", "ask":
             let usage = "\(command) ID mic|camera"
-            try expect(2, usage)
-            let chosen = try device(arguments[1], usage: usage)
+            try line.expect(2, usage)
+            let chosen = try line.device(arguments[1], usage: usage)
             return command == "mute" ? .mute(arguments[0], chosen) : .ask(arguments[0], chosen)
         case "apply", "close", "leave", "members", "help", "?":
-            try expect(0, command)
+            try line.expect(0, command)
             switch command {
             case "apply": return .apply
             case "close": return .close
@@ -143,30 +122,8 @@ enum MeetingAction: Equatable, Sendable {
             default: return .help
             }
         default:
-            throw .unknownCommand(String(word))
+            throw line.unknown
         }
     }
 }
 
-/// Why a typed line is not a command.
-enum MeetingActionError: Error, Equatable, CustomStringConvertible {
-    /// The first word is no command.
-    case unknownCommand(String)
-    /// The command's arguments are missing, extra or not among its choices.
-    case wrongArguments(command: String, usage: String)
-
-    var description: String {
-        switch self {
-        case .unknownCommand(let word): "unknown command '\(word)': type help for the list"
-        case .wrongArguments(let command, let usage): "\(command) takes: \(usage)"
-        }
-    }
-}
-
-private extension String {
-    var trimmingTrailingWhitespace: String {
-        var text = self
-        while let last = text.last, last == " " || last == "\t" || last == "\r" { text.removeLast() }
-        return text
-    }
-}

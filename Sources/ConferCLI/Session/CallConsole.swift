@@ -1,0 +1,51 @@
+import ConferClient
+import ConferSession
+import Foundation
+
+/// Carries out what a person types into `confer call --commands`, like ``MeetingConsole``
+/// for a meeting: each line parsed, done on the call, and said back.
+struct CallConsole {
+    let call: Call
+    let printer: EventPrinter
+
+    /// Reads `lines` until they end or the call does.
+    func run(_ lines: some AsyncSequence<String, Never>) async {
+        for await line in lines {
+            let action: CallAction
+            do {
+                guard let parsed = try CallAction.parse(line) else { continue }
+                action = parsed
+            } catch {
+                printer.print("commandError", ["call": call.id, "line": line, "error": error.description])
+                FileHandle.standardError.write(Data("confer: \(error)\n".utf8))
+                continue
+            }
+            printer.print("command", ["call": call.id, "line": line, "command": action.name])
+            await perform(action)
+        }
+    }
+
+    private func perform(_ action: CallAction) async {
+        switch action {
+        case .accept:
+            await call.accept()
+        case .decline:
+            await call.decline()
+        case .setDevice(.microphone, let on):
+            await call.mute(!on)
+            printer.note("turning your microphone \(on ? "on" : "off")")
+        case .setDevice(.camera, let on):
+            if on { await call.startVideo() } else { await call.stopVideo() }
+            printer.note("turning your camera \(on ? "on" : "off")")
+        case .set(let key, let value):
+            await call.setItems([key: value])
+        case .unset(let key):
+            await call.deleteItems([key])
+        case .hangUp:
+            printer.note("hanging up")
+            await call.end()
+        case .help:
+            FileHandle.standardError.write(Data((CallAction.usage + "\n").utf8))
+        }
+    }
+}
