@@ -11,15 +11,7 @@ struct CallConsole {
     /// Reads `lines` until they end or the call does.
     func run(_ lines: some AsyncSequence<String, Never>) async {
         for await line in lines {
-            let action: CallAction
-            do {
-                guard let parsed = try CallAction.parse(line) else { continue }
-                action = parsed
-            } catch {
-                printer.print("commandError", ["call": call.id, "line": line, "error": error.description])
-                FileHandle.standardError.write(Data("confer: \(error)\n".utf8))
-                continue
-            }
+            guard let action = ConsoleLine.action(from: line, parse: CallAction.parse, printer: printer, fields: ["call": call.id]) else { continue }
             printer.print("command", ["call": call.id, "line": line, "command": action.name])
             await perform(action)
         }

@@ -22,15 +22,7 @@ struct MeetingConsole {
     /// Reads `lines` until they end, telling `outcome` of a `leave` or `close`.
     func run(_ lines: some AsyncSequence<String, Never>, outcome: @Sendable (Outcome) -> Void) async {
         for await line in lines {
-            let action: MeetingAction
-            do {
-                guard let parsed = try MeetingAction.parse(line) else { continue }
-                action = parsed
-            } catch {
-                printer.print("commandError", ["line": line, "error": error.description])
-                FileHandle.standardError.write(Data("confer: \(error)\n".utf8))
-                continue
-            }
+            guard let action = ConsoleLine.action(from: line, parse: MeetingAction.parse, printer: printer) else { continue }
             if let problem = await perform(action) {
                 printer.print("commandError", ["line": line, "error": problem])
                 FileHandle.standardError.write(Data("confer: \(action.name): \(problem)\n".utf8))

@@ -1,4 +1,5 @@
 import ConferSession
+import Foundation
 
 /// One line typed into a command that takes commands on standard input (`host`, `join` and
 /// `call` with `--commands`), split the way every such command reads it: a command word,
@@ -46,6 +47,19 @@ struct ConsoleLine {
         case "on": return true
         case "off": return false
         default: throw .wrongArguments(command: command, usage: usage)
+        }
+    }
+
+    /// What `text` asks for, read by `parse`; nil for nothing to do. A line that is no
+    /// command is answered (a `commandError` event with `fields`, and the reason on stderr).
+    static func action<Action>(from text: String, parse: (String) throws(ConsoleCommandError) -> Action?, printer: EventPrinter,
+                               fields: [String: Any] = [:]) -> Action? {
+        do {
+            return try parse(text)
+        } catch {
+            printer.print("commandError", fields.merging(["line": text, "error": error.description]) { _, new in new })
+            FileHandle.standardError.write(Data("confer: \(error)\n".utf8))
+            return nil
         }
     }
 
