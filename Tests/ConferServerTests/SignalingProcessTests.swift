@@ -155,6 +155,46 @@ struct SignalingProcessTests {
         await server.stop()
     }
 
+    @Test func anOperatorOpensARoomChangesARoleAndSpeaksToOne() async throws {
+        let server = try await TestServer()
+        let opened = try await server.rooms(["create", "planning", "--name", "Planning", "--member-limit", "2"])
+        #expect(opened.status == 0 && opened.output.contains("opened planning for at most 2 sending members"), "\(opened.output)")
+        let again = try await server.rooms(["create", "planning"])
+        #expect(again.status == 1 && again.output.contains("the room exists already"), "\(again.output)")
+        #expect(try await server.rooms(["list"]).output.contains("planning"))
+
+        let host = try server.member("host", token: try await server.token("boss", role: "host", room: "planning"), ["--no-media", "--events"])
+        #expect(await host.wait(upTo: 20) { $0.eventNames.contains("joined") }, "host: \(host.stderr)")
+        let alice = try server.member("join", token: try await server.token("alice", room: "planning"), ["--no-media", "--events"])
+        #expect(await alice.wait(upTo: 20) { $0.eventNames.contains("joined") }, "alice: \(alice.stderr)")
+        let carol = try server.member("join", token: try await server.token("carol", room: "planning"), ["--no-media", "--events"])
+        #expect(await carol.exitStatus() == 3, "the room takes two senders")
+        #expect(carol.stderr.contains("roomFull"))
+
+        // Alice made an observer sends nothing, so a seat is free for carol.
+        let role = try await server.rooms(["role", "planning", "alice", "observer"])
+        #expect(role.status == 0 && role.output.contains("alice is now observer in planning"), "\(role.output)")
+        #expect(await alice.wait(upTo: 10) { $0.events.contains {
+            $0["event"] as? String == "memberUpdated" && ($0["data"] as? [String: Any])?["role"] as? String == "observer" } })
+        let carolAgain = try server.member("join", token: try await server.token("carol", room: "planning"), ["--no-media", "--events"])
+        #expect(await carolAgain.wait(upTo: 20) { $0.eventNames.contains("joined") }, "carol: \(carolAgain.stderr)")
+
+        let said = try await server.rooms(["say", "planning", "just for alice", "--to", "alice"])
+        #expect(said.status == 0 && said.output.contains("sent to alice"), "\(said.output)")
+        func heard(_ process: ConferProcess) -> Bool {
+            process.events.contains { $0["event"] as? String == "message" && ($0["data"] as? [String: Any])?["text"] as? String == "just for alice" }
+        }
+        #expect(await alice.wait(upTo: 10) { heard($0) })
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(!heard(host) && !heard(carolAgain), "nobody else hears it")
+
+        let wizard = try await server.rooms(["role", "planning", "alice", "wizard"])
+        #expect(wizard.status == 64 && wizard.output.contains("wizard"), "\(wizard.output)")
+        for process in [host, alice, carolAgain] { process.signal(SIGINT) }
+        for process in [host, alice, carolAgain] { #expect(await process.exitStatus(timeout: 10) == 0) }
+        await server.stop()
+    }
+
     @Test func aKilledParticipantGoesOfflineThenOutAfterTheGrace() async throws {
         let server = try await TestServer(arguments: ["--reconnect-grace", "2"])
         let host = try server.member("host", token: try await server.token("boss", role: "host"), ["--no-media", "--approve", "all", "--events"])

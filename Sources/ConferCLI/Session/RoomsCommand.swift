@@ -12,10 +12,12 @@ struct RoomsCommand: AsyncParsableCommand {
         abstract: "List, inspect and manage a server's rooms through its admin API.",
         discussion: """
           confer rooms list --server http://127.0.0.1:7880 --admin-token T
+          confer rooms create standup --name "Daily standup" --member-limit 8 --server … --admin-token T
           confer rooms show standup --server … --admin-token T --json
+          confer rooms role standup carol observer --server … --admin-token T
           confer rooms kick standup bob --server … --admin-token T
         """,
-        subcommands: [List.self, Show.self, Kick.self, Close.self, Say.self])
+        subcommands: [List.self, Create.self, Show.self, Kick.self, Role.self, Close.self, Say.self])
 
     struct Connection: ParsableArguments {
         @Option(help: "The server's URL (as `confer serve` printed it).")
@@ -135,14 +137,67 @@ struct RoomsCommand: AsyncParsableCommand {
     }
 
     struct Say: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Send a message from the server to everyone in a room.")
+        static let configuration = CommandConfiguration(abstract: "Send a message from the server to everyone in a room (or to some members).")
         @Argument(help: "The room.") var room: String
         @Argument(help: "The text.") var text: String
+        @Option(help: "Only to these members: ID,ID,…")
+        var to: String?
+        @OptionGroup var connection: Connection
+
+        var recipients: [String]? {
+            to.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
+        }
+
+        func validate() throws {
+            if let recipients, recipients.isEmpty { throw ValidationError("--to names members: ID,ID,…") }
+        }
+
+        func run() async throws {
+            var body: [String: Any] = ["text": text]
+            if let recipients { body["to"] = recipients }
+            _ = try await connection.request("POST", "/v1/rooms/\(Show.escape(room))/messages", body: body)
+            if !connection.json { print("sent to \(recipients?.joined(separator: ", ") ?? room)") }
+        }
+    }
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Open a room ahead of its members.",
+            discussion: "The room waits for a first member as long as `confer serve --unused-timeout` says (30 s by default).")
+        @Argument(help: "The room's id (what tokens name with --room).") var room: String
+        @Option(help: "Its display name.") var name: String?
+        @Option(help: "What it is for.") var description: String?
+        @Option(help: "The most sending members (host and participants) it takes.") var memberLimit: Int?
+        @OptionGroup var connection: Connection
+
+        func validate() throws {
+            if room.isEmpty || room.utf8.count > 256 { throw ValidationError("a room's id is 1 to 256 bytes") }
+            if let memberLimit, memberLimit < 1 { throw ValidationError("--member-limit is 1 or more") }
+        }
+
+        func run() async throws {
+            var body: [String: Any] = ["id": room]
+            if let name { body["name"] = name }
+            if let description { body["description"] = description }
+            if let memberLimit { body["memberLimit"] = memberLimit }
+            let data = try await connection.request("POST", "/v1/rooms", body: body)
+            if connection.json { return connection.printJSON(data) }
+            print("opened \(room)" + (memberLimit.map { " for at most \($0) sending members" } ?? ""))
+        }
+    }
+
+    struct Role: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change a member's role: host (a participant only), participant or observer.")
+        @Argument(help: "The room.") var room: String
+        @Argument(help: "The member's identity.") var identity: String
+        @Argument(help: "The new role.") var role: MemberRole
         @OptionGroup var connection: Connection
 
         func run() async throws {
-            _ = try await connection.request("POST", "/v1/rooms/\(Show.escape(room))/messages", body: ["text": text])
-            if !connection.json { print("sent to \(room)") }
+            _ = try await connection.request("PUT", "/v1/rooms/\(Show.escape(room))/members/\(Show.escape(identity))/role",
+                                             body: ["role": role.rawValue])
+            if !connection.json { print("\(identity) is now \(role.rawValue) in \(room)") }
         }
     }
 }
