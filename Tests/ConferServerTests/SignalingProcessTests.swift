@@ -74,8 +74,10 @@ struct SignalingProcessTests {
 
     @Test func aHostAndAMemberRunTheMeetingFromTheirKeyboards() async throws {
         let server = try await TestServer()
+        let report = NSTemporaryDirectory() + "confer-keyboard-host-\(UUID().uuidString.prefix(8)).json"
+        defer { try? FileManager.default.removeItem(atPath: report) }
         let host = try server.member("host", token: try await server.token("boss", role: "host"),
-                                     ["--no-media", "--approve", "manual", "--commands", "--events"], typing: true)
+                                     ["--no-media", "--approve", "manual", "--commands", "--events", "--report", report], typing: true)
         #expect(await host.wait(upTo: 20) { $0.eventNames.contains("joined") }, "host: \(host.stderr)")
         let alice = try server.member("join", token: try await server.token("alice"), ["--no-media", "--commands", "--events"], typing: true)
         let carol = try server.member("join", token: try await server.token("carol"), ["--no-media", "--events"])
@@ -130,6 +132,10 @@ struct SignalingProcessTests {
         #expect(await alice.exitStatus(timeout: 10) == 0, "alice: \(alice.stderr)")
         #expect(await host.exitStatus(timeout: 10) == 4)
         #expect(host.stderr.contains("roomClosed"))
+        // The host's report lists the answers it typed, and the role it ended with.
+        let written = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as? [String: Any])
+        #expect(written["approved"] as? [String] == ["alice"] && written["declined"] as? [String] == ["carol"], "\(written)")
+        #expect(written["role"] as? String == "participant", "boss handed the room to alice")
         let typed = alice.events.filter { $0["event"] as? String == "command" }.compactMap { $0["command"] as? String }
         #expect(typed == ["camera", "accept", "kick", "say", "close"], "what alice typed and was sent")
         await server.stop()

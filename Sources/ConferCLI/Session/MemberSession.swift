@@ -102,12 +102,8 @@ struct MemberSession {
                 if case .joined(let snapshot) = event, snapshot.host == client.identity { waiting = snapshot.joinRequests.map(\.identity) }
                 for identity in waiting {
                     switch approval.admits(identity) {
-                    case true?:
-                        await client.approve(identity)
-                        await log.approved(identity)
-                    case false?:
-                        await client.decline(identity)
-                        await log.declined(identity)
+                    case true?: await client.approve(identity)
+                    case false?: await client.decline(identity)
                     case nil:
                         if case .room = event { printer.note("approve \(identity) or decline \(identity)?") }
                     }
@@ -295,8 +291,14 @@ actor EventLog {
     func record(_ event: MeetingEvent) {
         let name = EventPrinter.object(event)["event"] as? String ?? "unknown"
         counts[name, default: 0] += 1
+        // The host hears how each request ended, whoever answered it (--approve, or typed):
+        // the report lists what the server did, not what was asked.
+        if case .room(.joinRequestEnded(let identity, let outcome)) = event {
+            switch outcome {
+            case .approved: approvedIdentities.append(identity)
+            case .declined: declinedIdentities.append(identity)
+            default: break
+            }
+        }
     }
-
-    func approved(_ identity: String) { approvedIdentities.append(identity) }
-    func declined(_ identity: String) { declinedIdentities.append(identity) }
 }
