@@ -168,6 +168,10 @@ struct SignalingProcessTests {
         let again = try await server.rooms(["create", "planning"])
         #expect(again.status == 1 && again.output.contains("the room exists already"), "\(again.output)")
         #expect(try await server.rooms(["list"]).output.contains("planning"))
+        // Watched from here on, once as JSON lines and once for people (a table when something changed).
+        let admin = ["--server", server.url, "--admin-token", server.adminToken]
+        let watchJSON = try ConferProcess(["rooms", "watch", "planning", "--interval", "0.3", "--json"] + admin)
+        let watch = try ConferProcess(["rooms", "watch", "planning", "--interval", "0.3"] + admin)
 
         let host = try server.member("host", token: try await server.token("boss", role: "host", room: "planning"), ["--no-media", "--events"])
         #expect(await host.wait(upTo: 20) { $0.eventNames.contains("joined") }, "host: \(host.stderr)")
@@ -196,8 +200,25 @@ struct SignalingProcessTests {
 
         let wizard = try await server.rooms(["role", "planning", "alice", "wizard"])
         #expect(wizard.status == 64 && wizard.output.contains("wizard"), "\(wizard.output)")
-        for process in [host, alice, carolAgain] { process.signal(SIGINT) }
-        for process in [host, alice, carolAgain] { #expect(await process.exitStatus(timeout: 10) == 0) }
+
+        // Closing the room ends the watches, which saw every change on the way.
+        #expect(try await server.rooms(["close", "planning"]).status == 0)
+        for process in [host, alice, carolAgain] { #expect(await process.exitStatus(timeout: 10) == 4) }
+        #expect(await watchJSON.exitStatus(timeout: 10) == 0, "\(watchJSON.stderr)")
+        #expect(await watch.exitStatus(timeout: 10) == 0, "\(watch.stderr)")
+        #expect(watchJSON.stderr.contains("planning has closed") && watch.stderr.contains("planning has closed"))
+        let looks = watchJSON.events
+        let roles = looks.map { look in
+            Dictionary(((look["members"] as? [[String: Any]]) ?? []).compactMap { member in
+                (member["identity"] as? String).map { ($0, member["role"] as? String ?? "") }
+            }, uniquingKeysWith: { first, _ in first })
+        }
+        #expect(roles.contains { $0["alice"] == "participant" } && roles.contains { $0["alice"] == "observer" && $0["carol"] == "participant" },
+                "\(roles)")
+        #expect(zip(looks, looks.dropFirst()).allSatisfy { ($0.0["t"] as? Double ?? 0) < ($0.1["t"] as? Double ?? 0) })
+        let tables = watch.stdout.components(separatedBy: "\n\n").filter { $0.contains("room planning") }
+        #expect(tables.count >= 3 && tables.count < looks.count, "a table per change (\(tables.count)), not per look (\(looks.count))")
+        #expect(tables.last?.contains("carol") == true && tables.last?.contains("observer") == true)
         await server.stop()
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ConferSession
 import Foundation
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -14,10 +15,11 @@ struct RoomsCommand: AsyncParsableCommand {
           confer rooms list --server http://127.0.0.1:7880 --admin-token T
           confer rooms create standup --name "Daily standup" --member-limit 8 --server … --admin-token T
           confer rooms show standup --server … --admin-token T --json
+          confer rooms watch standup --server … --admin-token T --interval 2
           confer rooms role standup carol observer --server … --admin-token T
           confer rooms kick standup bob --server … --admin-token T
         """,
-        subcommands: [List.self, Create.self, Show.self, Kick.self, Role.self, Close.self, Say.self])
+        subcommands: [List.self, Create.self, Show.self, Watch.self, Kick.self, Role.self, Close.self, Say.self])
 
     struct Connection: ParsableArguments {
         @Option(help: "The server's URL (as `confer serve` printed it).")
@@ -95,10 +97,14 @@ struct RoomsCommand: AsyncParsableCommand {
         func run() async throws {
             let data = try await connection.request("GET", "/v1/rooms/\(Self.escape(room))")
             if connection.json { return connection.printJSON(data) }
-            let snapshot = try JSONDecoder().decode(RoomSnapshot.self, from: data)
-            print("room \(snapshot.room.id) (\(snapshot.room.name)), host \(snapshot.host ?? "none"), \(snapshot.members.count) members, "
-                + "\(snapshot.joinRequests.count) waiting")
-            print(table([["member", "role", "online", "mic", "cam", "recv fps", "recv size", "send fps", "audio pkt/s in", "lost"]]
+            print(Self.lines(try JSONDecoder().decode(RoomSnapshot.self, from: data)).joined(separator: "\n"))
+        }
+
+        /// The room for people: a line about the room, then a row per member with its figures.
+        static func lines(_ snapshot: RoomSnapshot) -> [String] {
+            ["room \(snapshot.room.id) (\(snapshot.room.name)), host \(snapshot.host ?? "none"), \(snapshot.members.count) members, "
+                + "\(snapshot.joinRequests.count) waiting"]
+            + table([["member", "role", "online", "mic", "cam", "recv fps", "recv size", "send fps", "audio pkt/s in", "lost"]]
                 + snapshot.members.map { m in
                     let info = m.connectInfo
                     // An observer sends nothing: its devices are not off, they are not there.
@@ -107,10 +113,67 @@ struct RoomsCommand: AsyncParsableCommand {
                             device(m.devices.camera), info.map { fixed($0.receiveFrameRate) } ?? "-",
                             info.map { "\($0.receiveWidth)x\($0.receiveHeight)" } ?? "-", info.map { fixed($0.sendFrameRate) } ?? "-",
                             info.map { fixed($0.audioPacketsReceivedPerSecond) } ?? "-", info.map { "\($0.packetsLost)" } ?? "-"]
-                }).joined(separator: "\n"))
+                })
         }
 
         static func escape(_ text: String) -> String { text.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? text }
+    }
+
+    struct Watch: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show a room's members and their live figures as they change, until Ctrl-C or the room closes.",
+            discussion: """
+            Looks every --interval seconds and prints the room again when something changed. With --json, one line \
+            of the server's JSON per look, stamped with `t` (seconds since the start), changed or not.
+            """)
+        @Argument(help: "The room.") var room: String
+        @Option(help: "Seconds between looks.") var interval = 1.0
+        @Option(help: "Stop after this many looks (default: until Ctrl-C or the room closes).") var count: Int?
+        @OptionGroup var connection: Connection
+
+        func validate() throws {
+            if !(interval >= 0.1 && interval <= 3600) { throw ValidationError("--interval is between 0.1 and 3600 seconds") }
+            if let count, count < 1 { throw ValidationError("--count is 1 or more") }
+        }
+
+        func run() async throws {
+            let start = ContinuousClock.now
+            let interrupted = Atomic<Bool>(false)
+            let watcher = Task {
+                await InterruptSignal.wait()
+                interrupted.store(true, ordering: .relaxed)
+            }
+            defer { watcher.cancel() }
+            var looks = 0
+            var shown: [String] = []
+            while !interrupted.load(ordering: .relaxed) {
+                let data: Data
+                do { data = try await connection.request("GET", "/v1/rooms/\(Show.escape(room))") } catch let error as RoomsError where looks > 0 {
+                    // Gone after it was there: the room closed (or emptied), which ends the watch.
+                    FileHandle.standardError.write(Data("confer: \(room) has closed (\(error))\n".utf8))
+                    return
+                }
+                looks += 1
+                let since = ContinuousClock.now - start
+                let elapsed = Double(since.components.seconds) + Double(since.components.attoseconds) / 1e18
+                if connection.json {
+                    var object = (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+                    object["t"] = (elapsed * 1000).rounded() / 1000
+                    if let line = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) { connection.printJSON(line) }
+                } else {
+                    let lines = Show.lines(try JSONDecoder().decode(RoomSnapshot.self, from: data))
+                    if lines != shown {
+                        shown = lines
+                        print((["[\(String(format: "%6.1f", elapsed)) s]"] + lines).joined(separator: "\n") + "\n")
+                    }
+                }
+                if let count, looks >= count { return }
+                let next = start + .milliseconds(Int64(interval * 1000 * Double(looks)))
+                while ContinuousClock.now < next, !interrupted.load(ordering: .relaxed) {
+                    try? await Task.sleep(for: min(.milliseconds(100), next - ContinuousClock.now))
+                }
+            }
+        }
     }
 
     struct Kick: AsyncParsableCommand {
