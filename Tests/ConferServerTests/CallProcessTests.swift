@@ -108,6 +108,8 @@ struct CallProcessTests {
         #expect(result(alice) == "declined" && result(bob) == "declined")
         #expect(try await log(server, "alice", ["--role", "caller", "--result", "declined"]).count == 1)
         #expect(try await log(server, "alice", ["--role", "callee"]).isEmpty)
+        #expect(try await log(server, "alice", ["--with", "bob"]).count == 1)
+        #expect(try await log(server, "alice", ["--with", "carol"]).isEmpty)
         await server.stop()
     }
 

@@ -5,8 +5,9 @@ import Foundation
 /// The call log at scale: fills a fresh SQLite file (WAL, as `confer serve --db` keeps it)
 /// with `--calls` calls among `--users` users, then measures writing one more call (an
 /// insert, and the updates a call's life makes), and page queries for one user — the first
-/// page, a page deep in the log, by role and by end result — each through the log's index
-/// and, side by side, the same query forced to scan the table (`NOT INDEXED`).
+/// page, a page deep in the log, by role, by end result and with one other user — each
+/// through the log's index and, side by side, the same query forced to scan the table
+/// (`NOT INDEXED`), and the page with one other user through the caller's index filtered.
 ///
 ///     CallLogLoad [--calls 100000] [--users 1000] [--pages 200] [--db FILE]
 @main
@@ -95,12 +96,17 @@ struct CallLogLoad {
             times.sort()
             return (times[times.count / 2], times[min(times.count - 1, times.count * 95 / 100)], rows)
         }
+        // The user's most frequent other side, for the pages with one peer.
+        var peers: [String: Int] = [:]
+        for record in try log.page(for: user, CallLogQuery(limit: 100)).calls { peers[record.caller == user ? record.callee : record.caller, default: 0] += 1 }
+        let peer = peers.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }?.key ?? "user0"
         var rows: [[String: Any]] = []
         let queries: [(String, CallLogQuery, Bool)] = [
             ("first page, both roles", CallLogQuery(limit: 50), false),
             ("page after 200 calls, both roles", CallLogQuery(limit: 50), true),
             ("first page, as caller", CallLogQuery(role: .caller, limit: 50), false),
             ("first page, completed or no answer", CallLogQuery(results: [.completed, .noAnswer], limit: 50), false),
+            ("first page with one peer, both roles", CallLogQuery(peer: peer, limit: 50), false),
         ]
         for (name, query, deep) in queries {
             let indexed = try measure(query, deep: deep)
@@ -109,6 +115,8 @@ struct CallLogLoad {
         // Side by side: the first page through the index, and the same SQL scanning the table.
         let scan = try log.scanTimings(for: user, limit: 50, runs: min(pages, 20))
         let plan = try log.plan(for: user, CallLogQuery(limit: 50))
+        let pair = try log.peerTimings(for: user, peer: peer, limit: 50, runs: min(pages, 20))
+        let pairPlan = try log.plan(for: user, CallLogQuery(peer: peer, limit: 50))
         let mine = try log.page(for: user, CallLogQuery(limit: 100)).calls.count
         lifeTimes.sort()
         let report: [String: Any] = [
@@ -117,6 +125,7 @@ struct CallLogLoad {
             "writeMsP50": round3(lifeTimes[lifeTimes.count / 2]), "writeMsP95": round3(lifeTimes[lifeTimes.count * 95 / 100]),
             "queries": rows, "indexedFirstPageMs": scan.indexed, "scanFirstPageMs": scan.scanned,
             "plan": plan, "userCallsOnFirstPages": mine,
+            "peer": peer, "peerPairIndexMs": pair.pairIndex, "peerCallerIndexMs": pair.roleIndex, "peerPlan": pairPlan,
             "fileBytes": ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) ?? 0,
         ]
         let data = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys])

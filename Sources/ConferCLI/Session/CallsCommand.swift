@@ -11,6 +11,7 @@ struct CallsCommand: AsyncParsableCommand {
         discussion: """
         The token says whose log: a user reads its own calls only.
           confer calls --server http://127.0.0.1:7880 --token "$ALICE" --role caller --result completed --result noAnswer
+          confer calls --server http://127.0.0.1:7880 --token "$ALICE" --with bob --all
         """)
 
     @OptionGroup var connection: CallServerOptions
@@ -18,6 +19,8 @@ struct CallsCommand: AsyncParsableCommand {
     var role: CallRole?
     @Option(help: "Only calls that ended so (repeat for several): \(CallEndResult.allCases.map(\.rawValue).joined(separator: ", ")).")
     var result: [CallEndResult] = []
+    @Option(help: "Only calls with this user.")
+    var with: String?
     @Option(help: "Calls per page (1–100).")
     var limit = 20
     @Option(help: "Start after this cursor (printed with each page).")
@@ -32,12 +35,13 @@ struct CallsCommand: AsyncParsableCommand {
     func validate() throws {
         if !(1 ... CallLogQuery.maximumLimit).contains(limit) { throw ValidationError("--limit must be between 1 and 100") }
         if let cursor, CallLogCursor(text: cursor) == nil { throw ValidationError("--cursor is not one this command printed") }
+        if let with, with.isEmpty || with.utf8.count > 256 { throw ValidationError("--with names a user (1 to 256 bytes)") }
     }
 
     func run() async throws {
         let client = try connection.client(device: "calls-\(getpid())", trust: trust)
         do { try await client.start() } catch { try CallCommand.fail(error) }
-        var query = CallLogQuery(role: role, results: result.isEmpty ? nil : result, limit: limit, cursor: cursor)
+        var query = CallLogQuery(role: role, results: result.isEmpty ? nil : result, peer: with, limit: limit, cursor: cursor)
         var printed = 0
         repeat {
             let page: CallLogPage

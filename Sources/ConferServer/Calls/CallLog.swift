@@ -119,6 +119,11 @@ public final class CallLog: Sendable {
                 CREATE INDEX call_by_callee ON call(callee, started DESC, id DESC);
                 """)
         }
+        migrator.registerMigration("v2: calls between two users") { db in
+            // A page of one user's calls with one other is a range read of this index in both
+            // directions: (caller = me, callee = them) and (caller = them, callee = me).
+            try db.execute(sql: "CREATE INDEX call_by_pair ON call(caller, callee, started DESC, id DESC)")
+        }
         return migrator
     }
 
@@ -153,8 +158,15 @@ public final class CallLog: Sendable {
         var parts: [String] = []
         var arguments: [(any DatabaseValueConvertible)?] = []
         for role in roles {
-            var sql = "SELECT * FROM call INDEXED BY call_by_\(role.rawValue) WHERE \(role.rawValue) = ?"
-            arguments.append(identity)
+            var sql: String
+            if let peer = query.peer {
+                let (caller, callee) = role == .caller ? (identity, peer) : (peer, identity)
+                sql = "SELECT * FROM call INDEXED BY call_by_pair WHERE caller = ? AND callee = ?"
+                arguments += [caller, callee]
+            } else {
+                sql = "SELECT * FROM call INDEXED BY call_by_\(role.rawValue) WHERE \(role.rawValue) = ?"
+                arguments.append(identity)
+            }
             if let cursor {
                 sql += " AND (started, id) < (?, ?)"
                 arguments += [cursor.started.milliseconds, cursor.id]
@@ -215,12 +227,38 @@ public final class CallLog: Sendable {
                 try median("SELECT * FROM call NOT INDEXED WHERE caller = ? \(order)"))
     }
 
+    /// Median milliseconds of the first page of `identity`'s calls with `peer` as caller,
+    /// through the pair index and through the caller index with the callee filtered, for
+    /// benchmarks.
+    public func peerTimings(for identity: String, peer: String, limit: Int, runs: Int) throws -> (pairIndex: Double, roleIndex: Double) {
+        func median(_ index: String) throws -> Double {
+            var times: [Double] = []
+            let sql = "SELECT * FROM call INDEXED BY \(index) WHERE caller = ? AND callee = ? ORDER BY started DESC, id DESC LIMIT \(limit)"
+            for _ in 0 ..< max(1, runs) {
+                let start = ContinuousClock.now
+                _ = try database.read { db in try Row.fetchAll(db, sql: sql, arguments: [identity, peer]) }
+                let elapsed = ContinuousClock.now - start
+                times.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+            }
+            return times.sorted()[times.count / 2]
+        }
+        return (try median("call_by_pair"), try median("call_by_caller"))
+    }
+
     /// How SQLite plans a page query for `query` (to show the index is used).
     public func plan(for identity: String, _ query: CallLogQuery) throws -> [String] {
         let role = query.role ?? .caller
-        let sql = "EXPLAIN QUERY PLAN SELECT * FROM call WHERE \(role.rawValue) = ? AND (started, id) < (?, ?) ORDER BY started DESC, id DESC LIMIT 51"
+        let page = "(started, id) < (?, ?) ORDER BY started DESC, id DESC LIMIT 51"
+        let (sql, arguments): (String, StatementArguments)
+        if let peer = query.peer {
+            sql = "EXPLAIN QUERY PLAN SELECT * FROM call WHERE caller = ? AND callee = ? AND \(page)"
+            arguments = role == .caller ? [identity, peer, Int64.max, "~"] : [peer, identity, Int64.max, "~"]
+        } else {
+            sql = "EXPLAIN QUERY PLAN SELECT * FROM call WHERE \(role.rawValue) = ? AND \(page)"
+            arguments = [identity, Int64.max, "~"]
+        }
         return try database.read { db in
-            try Row.fetchAll(db, sql: sql, arguments: [identity, Int64.max, "~"]).map { $0["detail"] as String? ?? "" }
+            try Row.fetchAll(db, sql: sql, arguments: arguments).map { $0["detail"] as String? ?? "" }
         }
     }
 

@@ -6,10 +6,13 @@ public enum CallRole: String, Sendable, Codable, CaseIterable, Hashable {
     case callee
 }
 
-/// A page request for one user's call log: newest first, filtered by role and end result.
+/// A page request for one user's call log: newest first, filtered by role, end result and
+/// the other side.
 public struct CallLogQuery: Sendable, Codable, Hashable {
     /// Only calls where the user had this role; nil for both.
     public var role: CallRole?
+    /// Only calls with this other user; nil for anyone.
+    public var peer: String?
     /// Only calls that ended with one of these; nil or empty for any (ongoing calls included).
     public var results: [CallEndResult]?
     /// Calls per page, 1 to ``maximumLimit``.
@@ -20,9 +23,10 @@ public struct CallLogQuery: Sendable, Codable, Hashable {
     /// The largest page.
     public static let maximumLimit = 100
 
-    /// A query for the newest `limit` calls matching `role` and `results`.
-    public init(role: CallRole? = nil, results: [CallEndResult]? = nil, limit: Int = 20, cursor: String? = nil) {
+    /// A query for the newest `limit` calls matching `role`, `results` and (when given) `peer`.
+    public init(role: CallRole? = nil, results: [CallEndResult]? = nil, peer: String? = nil, limit: Int = 20, cursor: String? = nil) {
         self.role = role
+        self.peer = peer
         self.results = results
         self.limit = limit
         self.cursor = cursor
@@ -31,6 +35,7 @@ public struct CallLogQuery: Sendable, Codable, Hashable {
     /// Whether the fields are in range.
     public var isValid: Bool {
         (1 ... Self.maximumLimit).contains(limit) && (results?.count ?? 0) <= CallEndResult.allCases.count
+            && (peer.map { !$0.isEmpty && $0.utf8.count <= 256 } ?? true)
             && (cursor.map { CallLogCursor(text: $0) != nil } ?? true)
     }
 }
