@@ -289,6 +289,9 @@ func signalSeeds(_ seeds: inout SeedWriter, server: [ServerMessage], callServer:
     for (index, message) in callClient.prefix(40).enumerated() where index % 8 == 0 {
         files.append(("call-client-\(index)", SignalCodec.encode(message)))
     }
+    // A log page with every filter, the other user's (`peer`) among them.
+    let log = CallClientMessage.log(ref: 3, CallLogQuery(role: .callee, results: [.completed], peer: "bob", limit: 10))
+    files.append(("call-client-log", SignalCodec.encode(log)))
     seeds.write("FuzzSignalMessage", files)
 }
 
