@@ -56,6 +56,12 @@ struct RoomsCommand: AsyncParsableCommand {
             return data
         }
 
+        /// Sends a request that answers with no body, then says `done` unless printing JSON.
+        func act(_ method: String, _ path: String, body: [String: Any]? = nil, done: String) async throws {
+            _ = try await request(method, path, body: body)
+            if !json { print(done) }
+        }
+
         func printJSON(_ data: Data) {
             FileHandle.standardOutput.write(data)
             FileHandle.standardOutput.write(Data("\n".utf8))
@@ -183,8 +189,7 @@ struct RoomsCommand: AsyncParsableCommand {
         @OptionGroup var connection: Connection
 
         func run() async throws {
-            _ = try await connection.request("DELETE", "/v1/rooms/\(Show.escape(room))/members/\(Show.escape(identity))")
-            if !connection.json { print("kicked \(identity) from \(room)") }
+            try await connection.act("DELETE", "/v1/rooms/\(Show.escape(room))/members/\(Show.escape(identity))", done: "kicked \(identity) from \(room)")
         }
     }
 
@@ -194,8 +199,7 @@ struct RoomsCommand: AsyncParsableCommand {
         @OptionGroup var connection: Connection
 
         func run() async throws {
-            _ = try await connection.request("DELETE", "/v1/rooms/\(Show.escape(room))")
-            if !connection.json { print("closed \(room)") }
+            try await connection.act("DELETE", "/v1/rooms/\(Show.escape(room))", done: "closed \(room)")
         }
     }
 
@@ -218,8 +222,8 @@ struct RoomsCommand: AsyncParsableCommand {
         func run() async throws {
             var body: [String: Any] = ["text": text]
             if let recipients { body["to"] = recipients }
-            _ = try await connection.request("POST", "/v1/rooms/\(Show.escape(room))/messages", body: body)
-            if !connection.json { print("sent to \(recipients?.joined(separator: ", ") ?? room)") }
+            try await connection.act("POST", "/v1/rooms/\(Show.escape(room))/messages", body: body,
+                                     done: "sent to \(recipients?.joined(separator: ", ") ?? room)")
         }
     }
 
@@ -258,9 +262,8 @@ struct RoomsCommand: AsyncParsableCommand {
         @OptionGroup var connection: Connection
 
         func run() async throws {
-            _ = try await connection.request("PUT", "/v1/rooms/\(Show.escape(room))/members/\(Show.escape(identity))/role",
-                                             body: ["role": role.rawValue])
-            if !connection.json { print("\(identity) is now \(role.rawValue) in \(room)") }
+            try await connection.act("PUT", "/v1/rooms/\(Show.escape(room))/members/\(Show.escape(identity))/role",
+                                     body: ["role": role.rawValue], done: "\(identity) is now \(role.rawValue) in \(room)")
         }
     }
 }
