@@ -25,6 +25,8 @@ import Testing
             ("members", .members),
             ("help", .help),
             ("?", .help),
+            ("leave\r", .leave),
+            ("say hi there\r", .say("hi there", to: nil)),
         ]
         for (line, action) in cases {
             #expect(try MeetingAction.parse(line) == action, "\(line)")

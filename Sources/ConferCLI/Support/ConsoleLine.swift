@@ -21,7 +21,7 @@ struct ConsoleLine {
         self.word = String(word)
         command = word.lowercased()
         var rest = trimmed.dropFirst(word.count).drop { Self.isSpace($0) }
-        while let last = rest.last, Self.isSpace(last) || last == "\r" { rest = rest.dropLast() }
+        while let last = rest.last, Self.isSpace(last) { rest = rest.dropLast() }
         self.rest = String(rest)
         arguments = rest.split(whereSeparator: Self.isSpace).map(String.init)
     }
@@ -66,7 +66,9 @@ struct ConsoleLine {
     /// An unknown command word, as an error.
     var unknown: ConsoleCommandError { .unknownCommand(word) }
 
-    private static func isSpace(_ character: Character) -> Bool { character == " " || character == "\t" }
+    /// Spaces and tabs separate words; a carriage return (a script saved with CRLF line ends)
+    /// is space too, or `leave\r` would be no command.
+    private static func isSpace(_ character: Character) -> Bool { character == " " || character == "\t" || character == "\r" }
 }
 
 /// Why a typed line is not a command.
