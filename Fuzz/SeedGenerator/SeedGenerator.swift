@@ -296,6 +296,22 @@ func signalSeeds(_ seeds: inout SeedWriter, server: [ServerMessage], callServer:
 }
 
 func textSeeds(_ seeds: inout SeedWriter) {
+    // Console scripts: every command each console takes, as its action writes it, and a
+    // script as people type them (capitals, tabs, CRLF ends, comments, a mistake).
+    let meeting: [MeetingAction] = [
+        .say("hello there", to: nil), .say("psst", to: ["bob", "carol"]), .setDevice(.microphone, on: false),
+        .setDevice(.camera, on: true), .answerDeviceRequest(nil, accept: true), .answerDeviceRequest(.camera, accept: false),
+        .apply, .approve("carol"), .decline("dave"), .kick("eve"), .mute("bob", .microphone), .ask("bob", .camera),
+        .transfer("alice"), .members, .help, .close, .leave,
+    ]
+    let call: [CallAction] = [.accept, .decline, .setDevice(.microphone, on: false), .setDevice(.camera, on: true),
+                              .set(key: "topic", value: "quarterly review"), .unset("topic"), .help, .hangUp]
+    seeds.write("FuzzConsoleCommand", [
+        ("meeting", Array(meeting.map(\.line).joined(separator: "\n").utf8)),
+        ("call", Array(call.map(\.line).joined(separator: "\n").utf8)),
+        ("typed", Array("# a script\r\n  SAY  hi all \r\nTell\tbob,,carol  see you\r\nMIC Off\r\nkick\r\nset  a = b \r\nfrob\r\n".utf8)),
+    ])
+
     // SDES: each profile's a=crypto line (with and without a lifetime), key parameter and CLI form.
     var sdes: [(String, [UInt8])] = []
     var random = SeededRandom(seed: 7)

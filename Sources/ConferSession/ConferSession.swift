@@ -14,6 +14,9 @@
 /// - Protocol/: the wire vocabulary — ``ClientMessage`` and ``ServerMessage`` in a versioned
 ///   envelope, decoded by ``SignalCodec`` with a size cap and typed errors.
 /// - Stats/: ``ConnectInfo``, the live figures a member reports.
+/// - Console/: ``MeetingAction`` and ``CallAction``, what a person types to a meeting or a
+///   call (`confer host/join/call --commands`, or an app's own console), read from a
+///   ``ConsoleLine`` and written back by each action's `line`.
 ///
 /// Knows nothing of pixels or sockets: the server drives ``RoomState`` on the wall clock,
 /// tests and `confer meeting` drive it in virtual time.

@@ -1,7 +1,8 @@
 @testable import ConferCLI
 import Testing
 
-/// What `confer join` refuses before it asks the host: files whose names no reader or writer takes.
+/// What `confer join`, `host` and `call` refuse before they connect: files whose names no reader or
+/// writer takes, and an answer left to a keyboard that is not read.
 @Suite struct JoinCommandTests {
     static let member = ["--server", "http://127.0.0.1:7880", "--token", "t"]
 
@@ -24,5 +25,11 @@ import Testing
         #expect(error.map { HostCommand.message(for: $0) } == "--approve manual leaves requests to you: add --commands to type approve ID or decline ID")
         let host = try HostCommand.parse(Self.member + ["--approve", "manual", "--commands"])
         #expect(host.approve == .manual && host.member.commands)
+    }
+
+    @Test func aCalleeThatAnswersByHandNeedsAKeyboard() throws {
+        let error = #expect(throws: (any Error).self) { try CallCommand.parse(Self.member + ["--answer", "manual"]) }
+        #expect(error.map { CallCommand.message(for: $0) } == "--answer manual leaves the answer to you: add --commands to type accept or decline")
+        #expect(try CallCommand.parse(Self.member + ["--answer", "manual", "--commands"]).answer == .manual)
     }
 }

@@ -1,10 +1,7 @@
-import ConferSession
-import Foundation
-
-/// One line a person types into `confer call --commands`: answering, muting, video, custom
-/// items and hanging up, in words. The server refuses what the call's state does not allow
-/// (an accept after the end, say), and the refusal is printed like any other event.
-enum CallAction: Equatable, Sendable {
+/// One line a person types to a call console (`confer call --commands`, or an app's own):
+/// answering, muting, video, custom items and hanging up, in words. The server refuses what
+/// the call's state does not allow (an accept after the end, say).
+public enum CallAction: Hashable, Sendable {
     /// Callee: answer the ringing call on this device.
     case accept
     /// Callee: refuse the ringing call.
@@ -21,11 +18,11 @@ enum CallAction: Equatable, Sendable {
     case help
 
     /// The command's first word, as printed in events.
-    var name: String {
+    public var name: String {
         switch self {
         case .accept: "accept"
         case .decline: "decline"
-        case .setDevice(let device, _): device == .microphone ? "mic" : "camera"
+        case .setDevice(let device, _): ConsoleLine.word(for: device)
         case .set: "set"
         case .unset: "unset"
         case .hangUp: "hangup"
@@ -33,8 +30,19 @@ enum CallAction: Equatable, Sendable {
         }
     }
 
+    /// The line that asks for this action, in the commands' own words: ``parse(_:)`` reads
+    /// it back as this action (for any action the parser gave).
+    public var line: String {
+        switch self {
+        case .setDevice(_, let on): "\(name) \(on ? "on" : "off")"
+        case .set(let key, let value): "set \(key)=\(value)"
+        case .unset(let key): "unset \(key)"
+        case .accept, .decline, .hangUp, .help: name
+        }
+    }
+
     /// What `help` prints.
-    static let usage = """
+    public static let usage = """
         commands, one a line:
           accept | decline         answer the call that rings
           mic on|off               turn your microphone on or off
@@ -45,7 +53,7 @@ enum CallAction: Equatable, Sendable {
         """
 
     /// The action a line asks for; nil for a blank line or a comment (`#`).
-    static func parse(_ text: String) throws(ConsoleCommandError) -> CallAction? {
+    public static func parse(_ text: String) throws(ConsoleCommandError) -> CallAction? {
         guard let line = ConsoleLine(text) else { return nil }
         let command = line.command
         switch command {
@@ -62,17 +70,25 @@ enum CallAction: Equatable, Sendable {
             return .setDevice(try line.device(command, usage: usage), on: try line.onOff(usage: usage))
         case "set":
             let usage = "set KEY=VALUE"
-            guard let equals = line.rest.firstIndex(of: "="), equals != line.rest.startIndex else {
+            let rest = Substring(line.rest).unicodeScalars
+            guard let equals = rest.firstIndex(of: "=") else { throw .wrongArguments(command: command, usage: usage) }
+            let key = Self.trimmed(rest[..<equals]), value = Self.trimmed(rest[rest.index(after: equals)...])
+            guard !key.isEmpty, !key.contains(where: \.properties.isWhitespace) else {
                 throw .wrongArguments(command: command, usage: usage)
             }
-            let key = String(line.rest[..<equals]).trimmingCharacters(in: .whitespaces)
-            guard !key.isEmpty, !key.contains(" ") else { throw .wrongArguments(command: command, usage: usage) }
-            return .set(key: key, value: String(line.rest[line.rest.index(after: equals)...]).trimmingCharacters(in: .whitespaces))
+            return .set(key: String(Substring(key)), value: String(Substring(value)))
         case "unset":
             try line.expect(1, "unset KEY")
             return .unset(line.arguments[0])
         default:
             throw line.unknown
         }
+    }
+
+    /// `scalars` without white space at either end.
+    private static func trimmed(_ scalars: Substring.UnicodeScalarView) -> Substring.UnicodeScalarView {
+        var result = scalars.drop(while: \.properties.isWhitespace)
+        while let last = result.last, last.properties.isWhitespace { result = result.dropLast() }
+        return result
     }
 }

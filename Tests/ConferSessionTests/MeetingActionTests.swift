@@ -1,4 +1,3 @@
-@testable import ConferCLI
 import ConferSession
 import Testing
 
@@ -30,7 +29,29 @@ import Testing
         ]
         for (line, action) in cases {
             #expect(try MeetingAction.parse(line) == action, "\(line)")
+            #expect(try MeetingAction.parse(action.line) == action, "\(action.line)")
         }
+    }
+
+    @Test func anActionWritesItsLineInTheCommandsOwnWords() {
+        #expect(MeetingAction.say("see you", to: ["alice", "bob"]).line == "tell alice,bob see you")
+        #expect(MeetingAction.say("hi", to: nil).line == "say hi")
+        #expect(MeetingAction.setDevice(.microphone, on: false).line == "mic off")
+        #expect(MeetingAction.answerDeviceRequest(nil, accept: true).line == "accept")
+        #expect(MeetingAction.answerDeviceRequest(.camera, accept: false).line == "refuse camera")
+        #expect(MeetingAction.mute("alice", .microphone).line == "mute alice mic")
+        #expect(MeetingAction.transfer("bob").line == "transfer bob")
+        #expect(MeetingAction.help.line == "help")
+    }
+
+    @Test func wordsAreSplitAtScalarsSoAMarkAfterASpaceStartsTheMessage() throws {
+        // A combining mark joins the space before it into one Character; split by characters,
+        // "say \u{301}hi" would be one unknown word, and the line `say` writes would not read back.
+        let marked = try #require(try MeetingAction.parse("say\t\u{301}hi"))
+        #expect(marked == .say("\u{301}hi", to: nil))
+        #expect(try MeetingAction.parse(marked.line) == marked)
+        // Any separator ends the recipients: a carriage return too, which is not kept in the message.
+        #expect(try MeetingAction.parse("tell a\rhello") == .say("hello", to: ["a"]))
     }
 
     @Test func blankLinesAndCommentsAreNothing() throws {
@@ -69,12 +90,17 @@ import Testing
     }
 
     @Test func anyLineParsesOrFailsWithAReason() {
-        // Whatever is typed, the parser answers: an action, nothing, or a typed error.
+        // Whatever is typed, the parser answers: an action (whose line reads back as it), nothing,
+        // or a typed error.
         var random = SeededGenerator(seed: 7)
-        let alphabet = Array("say tell mic camera on off accept kick mute ask ,#\t  alice ✓\u{0}\r")
+        let alphabet = Array("say tell mic camera on off accept kick mute ask ,#\t  alice ✓\u{0}\r").map(String.init) + ["\u{301}", "\u{600}"]
         for _ in 0 ..< 2000 {
-            let line = String((0 ..< Int.random(in: 0 ... 30, using: &random)).map { _ in alphabet.randomElement(using: &random)! })
-            do { _ = try MeetingAction.parse(line) } catch { #expect(!error.description.isEmpty) }
+            let line = (0 ..< Int.random(in: 0 ... 30, using: &random)).map { _ in alphabet.randomElement(using: &random)! }.joined()
+            do {
+                if let action = try MeetingAction.parse(line) { #expect(try MeetingAction.parse(action.line) == action, "\(line)") }
+            } catch {
+                #expect(!error.description.isEmpty)
+            }
         }
     }
 }

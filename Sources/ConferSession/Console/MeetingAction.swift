@@ -1,10 +1,7 @@
-import ConferSession
-
-/// One line a person types into `confer host --commands` or `confer join --commands`: what
-/// the client library lets a member do, in words. The server decides what the member's
-/// role allows and answers a refusal, which is printed like any other event; the parser only
-/// checks the words.
-enum MeetingAction: Equatable, Sendable {
+/// One line a person types to a meeting console (`confer host --commands`, `confer join
+/// --commands`, or an app's own): what a member can do, in words. The server decides what the
+/// member's role allows and answers a refusal; the parser only checks the words.
+public enum MeetingAction: Hashable, Sendable {
     /// Chat to everyone, or (`to`) to some members only.
     case say(String, to: [String]?)
     /// Turn this member's own microphone or camera on or off.
@@ -35,10 +32,10 @@ enum MeetingAction: Equatable, Sendable {
     case help
 
     /// The command's first word, as printed in events.
-    var name: String {
+    public var name: String {
         switch self {
         case .say: "say"
-        case .setDevice(let device, _): device == .microphone ? "mic" : "camera"
+        case .setDevice(let device, _): ConsoleLine.word(for: device)
         case .answerDeviceRequest(_, let accept): accept ? "accept" : "refuse"
         case .apply: "apply"
         case .approve: "approve"
@@ -54,8 +51,23 @@ enum MeetingAction: Equatable, Sendable {
         }
     }
 
+    /// The line that asks for this action, in the commands' own words: ``parse(_:)`` reads
+    /// it back as this action (for any action the parser gave; an identity or key with a space
+    /// in it has no line).
+    public var line: String {
+        switch self {
+        case .say(let text, nil): "say \(text)"
+        case .say(let text, let recipients?): "tell \(recipients.joined(separator: ",")) \(text)"
+        case .setDevice(let device, let on): "\(ConsoleLine.word(for: device)) \(on ? "on" : "off")"
+        case .answerDeviceRequest(let device, let accept): ([accept ? "accept" : "refuse"] + [device.map(ConsoleLine.word(for:))].compactMap { $0 }).joined(separator: " ")
+        case .approve(let identity), .decline(let identity), .kick(let identity), .transfer(let identity): "\(name) \(identity)"
+        case .mute(let identity, let device), .ask(let identity, let device): "\(name) \(identity) \(ConsoleLine.word(for: device))"
+        case .apply, .close, .leave, .members, .help: name
+        }
+    }
+
     /// What `help` prints.
-    static let usage = """
+    public static let usage = """
         commands, one a line:
           say TEXT                 chat to everyone
           tell ID[,ID…] TEXT       chat to some members only
@@ -76,7 +88,7 @@ enum MeetingAction: Equatable, Sendable {
         """
 
     /// The action a line asks for; nil for a blank line or a comment (`#`).
-    static func parse(_ text: String) throws(ConsoleCommandError) -> MeetingAction? {
+    public static func parse(_ text: String) throws(ConsoleCommandError) -> MeetingAction? {
         guard let line = ConsoleLine(text) else { return nil }
         let command = line.command, arguments = line.arguments
         switch command {
@@ -86,8 +98,8 @@ enum MeetingAction: Equatable, Sendable {
         case "tell":
             let usage = "tell ID[,ID…] TEXT"
             guard arguments.count >= 2 else { throw .wrongArguments(command: command, usage: usage) }
-            let recipients = arguments[0].split(separator: ",").map(String.init).filter { !$0.isEmpty }
-            let text = String(line.rest.dropFirst(arguments[0].count).drop { $0 == " " || $0 == "\t" })
+            let recipients = Substring(arguments[0]).unicodeScalars.split(separator: ",").map { String(Substring($0)) }
+            let text = line.rest(after: 1)
             guard !recipients.isEmpty else { throw .wrongArguments(command: command, usage: usage) }
             return .say(text, to: recipients)
         case "mic", "microphone", "camera", "cam", "video":

@@ -1,4 +1,3 @@
-@testable import ConferCLI
 import ConferSession
 import Testing
 
@@ -13,7 +12,11 @@ import Testing
         ]
         for (line, action) in cases {
             #expect(try CallAction.parse(line) == action, "\(line)")
+            #expect(try CallAction.parse(action.line) == action, "\(action.line)")
         }
+        #expect(CallAction.set(key: "topic", value: "quarterly review").line == "set topic=quarterly review")
+        #expect(CallAction.setDevice(.camera, on: true).line == "camera on")
+        #expect(CallAction.hangUp.line == "hangup")
         #expect(try CallAction.parse("  # a comment") == nil)
     }
 
@@ -25,18 +28,13 @@ import Testing
             ("set topic", .wrongArguments(command: "set", usage: "set KEY=VALUE")),
             ("set =x", .wrongArguments(command: "set", usage: "set KEY=VALUE")),
             ("set a b=c", .wrongArguments(command: "set", usage: "set KEY=VALUE")),
+            ("set a\tb=c", .wrongArguments(command: "set", usage: "set KEY=VALUE")),
+            ("set \u{2003}=c", .wrongArguments(command: "set", usage: "set KEY=VALUE")),
             ("unset", .wrongArguments(command: "unset", usage: "unset KEY")),
         ]
         for (line, error) in cases {
             #expect(throws: error, "\(line)") { try CallAction.parse(line) }
         }
-    }
-
-    @Test func aCalleeThatAnswersByHandNeedsAKeyboard() throws {
-        let base = ["--server", "http://127.0.0.1:7880", "--token", "t"]
-        let error = #expect(throws: (any Error).self) { try CallCommand.parse(base + ["--answer", "manual"]) }
-        #expect(error.map { CallCommand.message(for: $0) } == "--answer manual leaves the answer to you: add --commands to type accept or decline")
-        #expect(try CallCommand.parse(base + ["--answer", "manual", "--commands"]).answer == .manual)
     }
 
     @Test func theHelpNamesEveryCommand() {
