@@ -90,6 +90,17 @@ let package = Package(
             path: "Tools/SignalLoad",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // Administrators following a room: the admin watch WebSocket against polling the
+        // admin API, on one `confer serve` (run by peers/room-watch.sh).
+        .executableTarget(
+            name: "RoomWatchLoad",
+            dependencies: [
+                .product(name: "ConferClient", package: "Confer"),
+                .product(name: "ConferSession", package: "Confer"),
+            ],
+            path: "Tools/RoomWatchLoad",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         // Call set-up on loopback: dial → ringing, accept → first decoded picture (run by
         // peers/call-latency.sh against a `confer serve`).
         .executableTarget(

@@ -112,6 +112,11 @@ public struct SignalServer: Sendable {
         webSockets.ws("v1/calls") { inbound, outbound, _ in
             try await callConnection.run(inbound: inbound, outbound: outbound)
         }
+        let watch = RoomWatchConnection(hub: hub, adminToken: configuration.adminToken)
+        webSockets.ws(RouterPath(RoomWatchConnection.path)) { inbound, outbound, context in
+            let room = try? AdminRoutes.parameter("room", context.requestContext)
+            try await watch.run(request: context.request, room: room, inbound: inbound, outbound: outbound)
+        }
         // Frames up to 1 MiB reach the decoder, which refuses what is over the protocol's cap
         // with a typed reason; keepalive is the protocol's own ping.
         let webSocket = WebSocketServerConfiguration(maxFrameSize: 1 << 20, autoPing: .disabled)

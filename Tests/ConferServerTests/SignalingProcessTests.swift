@@ -112,9 +112,14 @@ struct SignalingProcessTests {
         #expect(await event(host, "memberUpdated", alicesDevice("camera", on: false)))
         host.type("ask alice camera")
         #expect(await event(alice, "deviceRequested"))
+        // Typed twice, as a person does when nothing seems to happen: the second is answered at
+        // the keyboard, not sent for the server to refuse.
+        alice.type("accept")
         alice.type("accept")
         #expect(await event(host, "deviceRequestEnded", { $0["identity"] as? String == "alice" && $0["outcome"] as? String == "accepted" }))
         #expect(await event(host, "memberUpdated", alicesDevice("camera", on: true)))
+        #expect(await event(alice, "commandError", { $0["line"] as? String == "accept" && [
+            "you have answered the host already", "no request from the host is waiting"].contains($0["error"] as? String ?? "") }))
 
         // What her role does not allow, the server refuses; what is no command, the console answers.
         alice.type("kick boss")
@@ -138,6 +143,7 @@ struct SignalingProcessTests {
         #expect(written["role"] as? String == "participant", "boss handed the room to alice")
         let typed = alice.events.filter { $0["event"] as? String == "command" }.compactMap { $0["command"] as? String }
         #expect(typed == ["camera", "accept", "kick", "say", "close"], "what alice typed and was sent")
+        #expect(!alice.events.contains { $0["event"] as? String == "refused" && $0["action"] as? String == "answerDeviceRequest" })
         await server.stop()
     }
 
@@ -216,10 +222,53 @@ struct SignalingProcessTests {
         #expect(roles.contains { $0["alice"] == "participant" } && roles.contains { $0["alice"] == "observer" && $0["carol"] == "participant" },
                 "\(roles)")
         #expect(zip(looks, looks.dropFirst()).allSatisfy { ($0.0["t"] as? Double ?? 0) < ($0.1["t"] as? Double ?? 0) })
+        // The server sends changes only, so no update is the one before it again.
+        let states = looks.map { look in NSDictionary(dictionary: look.filter { $0.key != "t" }) }
+        #expect(zip(states, states.dropFirst()).allSatisfy { !$0.0.isEqual($0.1) }, "\(looks.count) updates")
+        // Updates come at most one per --interval.
+        #expect(zip(looks, looks.dropFirst()).allSatisfy { ($0.1["t"] as? Double ?? 0) - ($0.0["t"] as? Double ?? 0) >= 0.29 })
         let tables = watch.stdout.components(separatedBy: "\n\n").filter { $0.contains("room planning") }
-        #expect(tables.count >= 3 && tables.count < looks.count, "a table per change (\(tables.count)), not per look (\(looks.count))")
+        let shown = tables.map { $0.split(separator: "\n").dropFirst().joined(separator: "\n") }
+        #expect(tables.count >= 3 && zip(shown, shown.dropFirst()).allSatisfy { $0.0 != $0.1 }, "a table only when what it shows changed")
         #expect(tables.last?.contains("carol") == true && tables.last?.contains("observer") == true)
         await server.stop()
+    }
+
+    @Test func aWatchSaysWhyItCannotStartAndEndsWhenTheServerStops() async throws {
+        let server = try await TestServer()
+        let unknown = try await server.rooms(["watch", "nowhere"])
+        #expect(unknown.status == 1 && unknown.output.contains("no such room is open"), "\(unknown.output)")
+        #expect(try await server.rooms(["create", "planning"]).status == 0)
+        let wrong = try ConferProcess(["rooms", "watch", "planning", "--server", server.url, "--admin-token", "guess"])
+        #expect(await wrong.exitStatus() == 1)
+        #expect(wrong.stderr.contains("refused the admin token"), "\(wrong.stderr)")
+        let http = try ConferProcess(["rooms", "show", "planning", "--server", server.url, "--admin-token", server.adminToken])
+        #expect(await http.exitStatus() == 0)
+        // A room whose name a URL must escape is shown and watched by that name (the server
+        // once looked its percent-encoded form up, and found no such room).
+        #expect(try await server.rooms(["create", "q3 review/β?"]).status == 0)
+        let shown = try await server.rooms(["show", "q3 review/β?"])
+        #expect(shown.status == 0 && shown.output.contains("room q3 review/β?"), "\(shown.output)")
+        let escaped = try ConferProcess(["rooms", "watch", "q3 review/β?", "--count", "1", "--json", "--server", server.url,
+                                         "--admin-token", server.adminToken])
+        #expect(await escaped.exitStatus() == 0, "\(escaped.stderr)")
+        #expect((escaped.events.first?["room"] as? [String: Any])?["id"] as? String == "q3 review/β?")
+
+        let watch = try ConferProcess(["rooms", "watch", "planning", "--json", "--server", server.url, "--admin-token", server.adminToken])
+        #expect(await watch.wait(upTo: 20) { !$0.events.isEmpty }, "the room at once: \(watch.stderr)")
+        #expect(watch.events.first?["members"] as? [Any] != nil)
+        await server.stop()
+        #expect(await watch.exitStatus(timeout: 10) == 4)
+        #expect(watch.stderr.contains("the server shut down"), "\(watch.stderr)")
+
+        // A server without an admin token has no admin API to watch through.
+        let closed = try ConferProcess(["serve", "--listen", "127.0.0.1:0", "--secret", server.secret, "--memory-db"])
+        let url = try #require(await closed.firstLine(), "\(closed.stderr)")
+        let refused = try ConferProcess(["rooms", "watch", "planning", "--server", url, "--admin-token", "any"])
+        #expect(await refused.exitStatus() == 1)
+        #expect(refused.stderr.contains("the admin API is off"), "\(refused.stderr)")
+        closed.signal(SIGTERM)
+        _ = await closed.exitStatus(timeout: 10)
     }
 
     @Test func aKilledParticipantGoesOfflineThenOutAfterTheGrace() async throws {

@@ -21,9 +21,12 @@ struct MeetingConsole {
 
     /// Reads `lines` until they end, telling `outcome` of a `leave` or `close`.
     func run(_ lines: some AsyncSequence<String, Never>, outcome: @Sendable (Outcome) -> Void) async {
+        // Device requests answered from here: the room's copy of one lasts until the server's
+        // answer comes back, and a second `accept` typed meanwhile is no new answer.
+        var answered: Set<UInt64> = []
         for await line in lines {
             guard let action = ConsoleLine.action(from: line, parse: MeetingAction.parse, printer: printer) else { continue }
-            if let problem = await perform(action) {
+            if let problem = await perform(action, answered: &answered) {
                 printer.print("commandError", ["line": line, "error": problem])
                 FileHandle.standardError.write(Data("confer: \(action.name): \(problem)\n".utf8))
                 continue
@@ -41,7 +44,7 @@ struct MeetingConsole {
 
     /// Does `action`; what kept it from being sent, if anything (the server's refusals come
     /// back as events).
-    func perform(_ action: MeetingAction) async -> String? {
+    func perform(_ action: MeetingAction, answered: inout Set<UInt64>) async -> String? {
         let room = client.room.current
         switch action {
         case .say(let text, let recipients):
@@ -50,11 +53,14 @@ struct MeetingConsole {
             await client.setDevice(device, on: on)
             printer.note("turning your \(device.rawValue) \(on ? "on" : "off")")
         case .answerDeviceRequest(let device, let accept):
-            let waiting = (room?.deviceRequests ?? []).filter { $0.identity == client.identity && (device == nil || $0.device == device) }
+            let asked = (room?.deviceRequests ?? []).filter { $0.identity == client.identity && (device == nil || $0.device == device) }
+            let waiting = asked.filter { !answered.contains($0.id) }
             guard let request = waiting.first else {
+                if !asked.isEmpty { return "you have answered the host already" }
                 return "no request from the host is waiting" + (device.map { " for your \($0.rawValue)" } ?? "")
             }
             guard waiting.count == 1 else { return "the host asks for your microphone and your camera: say which" }
+            answered.insert(request.id)
             await client.answer(request, accept: accept)
             if !accept { printer.note("you said no to turning your \(request.device.rawValue) on") }
         case .apply:

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ConferClient
 import ConferSession
 import Foundation
 import Synchronization
@@ -129,12 +130,14 @@ struct RoomsCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show a room's members and their live figures as they change, until Ctrl-C or the room closes.",
             discussion: """
-            Looks every --interval seconds and prints the room again when something changed. With --json, one line \
-            of the server's JSON per look, stamped with `t` (seconds since the start), changed or not.
+            The server sends the room at once and again at every change (its admin WebSocket, /v1/rooms/ROOM/watch); \
+            the newest state is printed at most once per --interval seconds, for people only when what the table \
+            shows changed. With --json, one line of the server's JSON per update, stamped with `t` (seconds since \
+            the start). Exits 0 when the room closes, 4 when the server shuts down or the connection drops.
             """)
         @Argument(help: "The room.") var room: String
-        @Option(help: "Seconds between looks.") var interval = 1.0
-        @Option(help: "Stop after this many looks (default: until Ctrl-C or the room closes).") var count: Int?
+        @Option(help: "Seconds between two updates at the least (changes in between show as the newest).") var interval = 1.0
+        @Option(help: "Stop after this many updates (default: until Ctrl-C or the room closes).") var count: Int?
         @OptionGroup var connection: Connection
 
         func validate() throws {
@@ -143,40 +146,58 @@ struct RoomsCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let start = ContinuousClock.now
-            let interrupted = Atomic<Bool>(false)
-            let watcher = Task {
-                await InterruptSignal.wait()
-                interrupted.store(true, ordering: .relaxed)
+            let watch: RoomWatch
+            do { watch = try RoomWatch(server: connection.server, adminToken: connection.adminToken, room: room) } catch {
+                throw ValidationError("\(error)")
             }
-            defer { watcher.cancel() }
-            var looks = 0
+            let start = ContinuousClock.now
+            var updates = 0
             var shown: [String] = []
-            while !interrupted.load(ordering: .relaxed) {
-                let data: Data
-                do { data = try await connection.request("GET", "/v1/rooms/\(Show.escape(room))") } catch let error as RoomsError where looks > 0 {
-                    // Gone after it was there: the room closed (or emptied), which ends the watch.
-                    FileHandle.standardError.write(Data("confer: \(room) has closed (\(error))\n".utf8))
-                    return
-                }
-                looks += 1
-                let since = ContinuousClock.now - start
-                let elapsed = Double(since.components.seconds) + Double(since.components.attoseconds) / 1e18
-                if connection.json {
-                    var object = (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
-                    object["t"] = (elapsed * 1000).rounded() / 1000
-                    if let line = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) { connection.printJSON(line) }
-                } else {
-                    let lines = Show.lines(try JSONDecoder().decode(RoomSnapshot.self, from: data))
-                    if lines != shown {
-                        shown = lines
-                        print((["[\(String(format: "%6.1f", elapsed)) s]"] + lines).joined(separator: "\n") + "\n")
+            let snapshots = watch.snapshots()
+            let printing = Task {
+                for try await snapshot in snapshots {
+                    let printed = ContinuousClock.now
+                    updates += 1
+                    let since = ContinuousClock.now - start
+                    let elapsed = Double(since.components.seconds) + Double(since.components.attoseconds) / 1e18
+                    if connection.json {
+                        let encoder = JSONEncoder()
+                        encoder.outputFormatting = [.sortedKeys]
+                        var object = (try? JSONSerialization.jsonObject(with: encoder.encode(snapshot)) as? [String: Any]) ?? [:]
+                        object["t"] = (elapsed * 1000).rounded() / 1000
+                        if let line = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) { connection.printJSON(line) }
+                    } else {
+                        let lines = Show.lines(snapshot)
+                        if lines != shown {
+                            shown = lines
+                            print((["[\(String(format: "%6.1f", elapsed)) s]"] + lines).joined(separator: "\n") + "\n")
+                        }
                     }
+                    if let count, updates >= count { return }
+                    // At most one update per interval: what comes meanwhile folds into the newest,
+                    // which the stream keeps for the next look.
+                    try? await Task.sleep(until: printed + .milliseconds(Int64(interval * 1000)))
                 }
-                if let count, looks >= count { return }
-                let next = start + .milliseconds(Int64(interval * 1000 * Double(looks)))
-                while ContinuousClock.now < next, !interrupted.load(ordering: .relaxed) {
-                    try? await Task.sleep(for: min(.milliseconds(100), next - ContinuousClock.now))
+                // Ctrl-C ends the sequence too, and is no closing of the room.
+                guard !Task.isCancelled else { return }
+                FileHandle.standardError.write(Data("confer: \(room) has closed\n".utf8))
+            }
+            let interrupt = Task {
+                await InterruptSignal.wait()
+                printing.cancel()
+            }
+            defer { interrupt.cancel() }
+            do {
+                try await printing.value
+            } catch is CancellationError {
+                return
+            } catch let error as RoomWatchError {
+                switch error {
+                case .connectionLost, .serverShutdown:
+                    FileHandle.standardError.write(Data("confer: the watch of \(room) ended: \(error)\n".utf8))
+                    throw ExitCode(4)
+                default:
+                    throw RoomsError(message: "\(error)")
                 }
             }
         }

@@ -40,12 +40,14 @@ final class SignalLink<Outgoing: Sendable, Incoming: Sendable>: Sendable {
     func cut() { outgoing.finish() }
 
     /// Connects and runs until the connection ends. Throws when it could not connect.
-    func run(url: String, tls: TLSConfiguration?, sniHostname: String? = nil, logger: Logger,
+    /// `authorization` goes in the upgrade request's `Authorization` header.
+    func run(url: String, tls: TLSConfiguration?, sniHostname: String? = nil, authorization: String? = nil, logger: Logger,
              receive: @escaping @Sendable (Incoming) async -> Void) async throws -> UInt16? {
         let stream = stream
         let encode = encode
         let decode = decode
-        let configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 20, sniHostname: sniHostname)
+        var configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 20, sniHostname: sniHostname)
+        if let authorization { configuration.additionalHeaders[.authorization] = authorization }
         let close = try await WebSocketClient.connect(url: url, configuration: configuration, tlsConfiguration: tls,
                                                       logger: logger) { inbound, outbound, _ in
             try await withThrowingTaskGroup(of: Void.self) { group in

@@ -1,3 +1,4 @@
+import Foundation
 import ConferSession
 import Hummingbird
 
@@ -8,6 +9,7 @@ import Hummingbird
 /// | `GET /v1/rooms` | list rooms |
 /// | `POST /v1/rooms` `{"id", "name"?, "description"?, "memberLimit"?}` | open a room ahead of its members |
 /// | `GET /v1/rooms/ROOM` | the room, its members and their live figures |
+/// | `GET /v1/rooms/ROOM/watch` (WebSocket) | the same, now and at every change (``RoomWatchConnection``) |
 /// | `DELETE /v1/rooms/ROOM` | close it |
 /// | `POST /v1/rooms/ROOM/messages` `{"text", "to"?}` | send a message |
 /// | `DELETE /v1/rooms/ROOM/members/ID` | kick a member |
@@ -44,29 +46,41 @@ enum AdminRoutes {
             } catch { return AdminResponse.refused(error) }
         }
         rooms.get(":room") { _, context in
-            let id = try context.parameters.require("room")
+            let id = try parameter("room", context)
             guard let snapshot = await hub.room(id) else { return AdminResponse.refused(.unknownRequest) }
             return AdminResponse.json(snapshot)
         }
+        rooms.get(":room/watch") { _, context in
+            // Reached by a request that asked for no WebSocket.
+            guard await hub.room(try parameter("room", context)) != nil else { return AdminResponse.refused(.unknownRequest) }
+            return AdminResponse.error(.upgradeRequired, "watch with a WebSocket (Connection: Upgrade, Upgrade: websocket)")
+        }
         rooms.delete(":room") { _, context in
-            await run(.close, in: try context.parameters.require("room"), hub: hub)
+            await run(.close, in: try parameter("room", context), hub: hub)
         }
         rooms.post(":room/messages") { request, context in
             guard let body = try? await request.decode(as: Say.self, context: context) else {
                 return AdminResponse.error(.badRequest, #"expected {"text": TEXT, "to"?: [IDENTITY]}"#)
             }
-            return await run(.send(to: body.to, text: body.text), in: try context.parameters.require("room"), hub: hub)
+            return await run(.send(to: body.to, text: body.text), in: try parameter("room", context), hub: hub)
         }
         rooms.delete(":room/members/:identity") { _, context in
-            await run(.kick(identity: try context.parameters.require("identity")), in: try context.parameters.require("room"), hub: hub)
+            await run(.kick(identity: try parameter("identity", context)), in: try parameter("room", context), hub: hub)
         }
         rooms.put(":room/members/:identity/role") { request, context in
             guard let body = try? await request.decode(as: SetRole.self, context: context) else {
                 return AdminResponse.error(.badRequest, #"expected {"role": "host" | "participant" | "observer"}"#)
             }
-            return await run(.setRole(identity: try context.parameters.require("identity"), role: body.role),
-                             in: try context.parameters.require("room"), hub: hub)
+            return await run(.setRole(identity: try parameter("identity", context), role: body.role),
+                             in: try parameter("room", context), hub: hub)
         }
+    }
+
+    /// A path parameter as the client meant it: a segment arrives percent-encoded ("a%20b" for
+    /// the room "a b"), and a room or member may be named with anything.
+    static func parameter(_ name: String, _ context: some RequestContext) throws -> String {
+        let raw = try context.parameters.require(name)
+        return raw.removingPercentEncoding ?? raw
     }
 
     private static func run(_ action: ServerRoom.AdministratorAction, in room: String, hub: RoomHub) async -> Response {

@@ -24,6 +24,11 @@ public actor RoomHub {
     private var outboxes: [SessionAddress: AsyncStream<SessionOutbound>.Continuation] = [:]
     private var roomOf: [SessionAddress: String] = [:]
     private var nextConnection: UInt64 = 1
+    /// Administrators watching a room, by room: what each was last sent, so only changes go out.
+    private var watchers: [String: [UInt64: (continuation: AsyncStream<RoomWatchUpdate>.Continuation, last: RoomSnapshot)]] = [:]
+    private var nextWatcher: UInt64 = 1
+    /// Snapshots sent to watchers since the start (the first of each watch among them).
+    private(set) var watchUpdates = 0
     private var closed = false
     /// The rules new rooms get.
     public let rules: RoomRules
@@ -119,6 +124,7 @@ public actor RoomHub {
         }
         for (_, outbox) in outboxes { outbox.finish() }
         outboxes.removeAll()
+        for id in Array(watchers.keys) { publish(id) }
     }
 
     // MARK: - Administrators
@@ -130,6 +136,55 @@ public actor RoomHub {
 
     /// A room as an administrator sees it, with each member's last reported figures.
     public func room(_ id: String) -> RoomSnapshot? { store.room(id)?.administratorSnapshot }
+
+    /// The room as an administrator sees it (``room(_:)``), now and after every change, until it
+    /// closes or the hub shuts down; nil for a room that is not open.
+    ///
+    /// A watcher that reads slowly gets the newest state, not every one in between: the stream
+    /// keeps one update waiting, so no watcher holds the server's memory. Every watcher of a
+    /// change gets the same update, so its JSON is made once.
+    public func watch(_ id: String) -> AsyncStream<RoomWatchUpdate>? {
+        guard !closed, let snapshot = store.room(id)?.administratorSnapshot else { return nil }
+        let (stream, continuation) = AsyncStream<RoomWatchUpdate>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let key = nextWatcher
+        nextWatcher += 1
+        continuation.yield(RoomWatchUpdate(snapshot))
+        watchUpdates += 1
+        metrics.watchUpdateSent()
+        watchers[id, default: [:]][key] = (continuation, snapshot)
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.unwatch(id, key) }
+        }
+        metrics.record(watchers: watcherCount)
+        return stream
+    }
+
+    /// Administrators watching rooms now.
+    var watcherCount: Int { watchers.values.reduce(0) { $0 + $1.count } }
+
+    private func unwatch(_ id: String, _ key: UInt64) {
+        guard watchers[id]?.removeValue(forKey: key) != nil else { return }
+        if watchers[id]?.isEmpty == true { watchers[id] = nil }
+        metrics.record(watchers: watcherCount)
+    }
+
+    /// Sends the room's watchers its state if it changed; ends their streams if it is gone.
+    private func publish(_ id: String) {
+        guard let watching = watchers[id] else { return }
+        guard !closed, let snapshot = store.room(id)?.administratorSnapshot else {
+            watchers[id] = nil
+            for watcher in watching.values { watcher.continuation.finish() }
+            metrics.record(watchers: watcherCount)
+            return
+        }
+        let update = RoomWatchUpdate(snapshot)
+        for (key, watcher) in watching where watcher.last != snapshot {
+            watchers[id]?[key]?.last = snapshot
+            watcher.continuation.yield(update)
+            watchUpdates += 1
+            metrics.watchUpdateSent()
+        }
+    }
 
     /// Opens a room ahead of its first member; it closes if nobody joins in time.
     public func createRoom(_ info: RoomInfo, memberLimit: Int?) throws(SessionRefusal) -> RoomSummary {
@@ -191,6 +246,7 @@ public actor RoomHub {
                 store.remove(id)
             }
         }
+        publish(id)
     }
 
     private static func text(_ message: ServerMessage) -> String { String(decoding: SignalCodec.encode(message), as: UTF8.self) }

@@ -10,6 +10,8 @@ public struct ServerMetrics: Sendable {
     private let rooms: Metrics.Gauge
     private let members: Metrics.Gauge
     private let connections: Metrics.Gauge
+    private let roomWatchers: Metrics.Gauge
+    private let watchUpdates: Metrics.Counter
     private let joins: Metrics.Counter
     private let messages: Metrics.Counter
     private let malformed: Metrics.Counter
@@ -29,6 +31,8 @@ public struct ServerMetrics: Sendable {
         rooms = Metrics.Gauge(label: "confer_rooms", factory: factory)
         members = Metrics.Gauge(label: "confer_members", factory: factory)
         connections = Metrics.Gauge(label: "confer_connections", factory: factory)
+        roomWatchers = Metrics.Gauge(label: "confer_room_watchers", factory: factory)
+        watchUpdates = Metrics.Counter(label: "confer_room_watch_updates_total", factory: factory)
         joins = Metrics.Counter(label: "confer_joins_total", factory: factory)
         messages = Metrics.Counter(label: "confer_messages_total", factory: factory)
         malformed = Metrics.Counter(label: "confer_bad_messages_total", factory: factory)
@@ -65,6 +69,9 @@ public struct ServerMetrics: Sendable {
         self.members.record(members)
         self.connections.record(connections)
     }
+
+    func record(watchers: Int) { roomWatchers.record(watchers) }
+    func watchUpdateSent() { watchUpdates.increment() }
 
     /// The Prometheus text exposition.
     public func exposition() -> [UInt8] { registry.emitToBuffer() }
