@@ -9,24 +9,21 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
     for line in text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false) {
         let typed = String(Substring(line))
-        do {
-            if let action = try MeetingAction.parse(typed) {
-                let again = try MeetingAction.parse(action.line)
-                precondition(again == action, "meeting line \(typed.debugDescription) gave \(action), whose line \(action.line.debugDescription) gave \(String(describing: again))")
-            }
-        } catch {
-            precondition(!error.description.isEmpty)
-        }
-        do {
-            if let action = try CallAction.parse(typed) {
-                let again = try CallAction.parse(action.line)
-                precondition(again == action, "call line \(typed.debugDescription) gave \(action), whose line \(action.line.debugDescription) gave \(String(describing: again))")
-            }
-        } catch {
-            precondition(!error.description.isEmpty)
-        }
+        check(typed, MeetingAction.parse, \.line)
+        check(typed, CallAction.parse, \.line)
     }
     return 0
+}
+
+/// `typed` read by `parse`: an action whose `line` reads back as it, nothing, or an error that says why.
+func check<Action: Equatable>(_ typed: String, _ parse: (String) throws(ConsoleCommandError) -> Action?, _ line: (Action) -> String) {
+    do {
+        guard let action = try parse(typed) else { return }
+        let again = try parse(line(action))
+        precondition(again == action, "\(typed.debugDescription) gave \(action), whose line \(line(action).debugDescription) gave \(String(describing: again))")
+    } catch {
+        precondition(!error.description.isEmpty)
+    }
 }
 
 @_cdecl("FuzzConsoleCommand_main")
