@@ -59,6 +59,13 @@ struct TLSProcessTests {
         let untrusting = try server.member("join", token: try await server.token("dave"), ["--events", "--no-media", "--duration", "1"])
         #expect(await untrusting.exitStatus() != 0)
         #expect(untrusting.stderr.contains("--trust"))
+        // An administrator watches the room over wss:// with the same certificate trusted.
+        let watch = try ConferProcess(["rooms", "watch", "room", "--count", "1", "--json", "--trust", "\(directory)/cert.pem",
+                                       "--server", server.url, "--admin-token", server.adminToken])
+        #expect(await watch.exitStatus() == 0, "\(watch.stderr)")
+        #expect((watch.events.first?["members"] as? [[String: Any]])?.contains { $0["identity"] as? String == "boss" } == true)
+        let blind = try ConferProcess(["rooms", "watch", "room", "--count", "1", "--server", server.url, "--admin-token", server.adminToken])
+        #expect(await blind.exitStatus() == 64 && blind.stderr.contains("--trust"), "\(blind.stderr)")
         host.signal(SIGINT)
         await server.stop()
     }

@@ -138,6 +138,7 @@ struct RoomsCommand: AsyncParsableCommand {
         @Argument(help: "The room.") var room: String
         @Option(help: "Seconds between two updates at the least (changes in between show as the newest).") var interval = 1.0
         @Option(help: "Stop after this many updates (default: until Ctrl-C or the room closes).") var count: Int?
+        @Option(help: "PEM certificates to trust for an https:// server (a self-signed one).") var trust: String?
         @OptionGroup var connection: Connection
 
         func validate() throws {
@@ -147,7 +148,7 @@ struct RoomsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let watch: RoomWatch
-            do { watch = try RoomWatch(server: connection.server, adminToken: connection.adminToken, room: room) } catch {
+            do { watch = try RoomWatch(server: connection.server, adminToken: connection.adminToken, room: room, trustedCertificates: trust) } catch {
                 throw ValidationError("\(error)")
             }
             let start = ContinuousClock.now
