@@ -89,4 +89,35 @@ struct RawSignalingTests {
         #expect(limited > 100 && pongs >= 99)
         await server.stop()
     }
+
+    @Test func aWatcherThatSendsGarbageStillSeesTheRoomChange() async throws {
+        let server = try await TestServer()
+        #expect(try await server.rooms(["create", "planning"]).status == 0)
+        let url = server.url.replacingOccurrences(of: "http://", with: "ws://") + "/v1/rooms/planning/watch"
+        let received = Buffer()
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        var configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 20)
+        configuration.additionalHeaders[.authorization] = "Bearer \(server.adminToken)"
+        try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) { inbound, outbound, _ in
+            let reader = Task {
+                for try await message in inbound.messages(maxSize: 1 << 20) {
+                    if case .text(let text) = message { received.data.withLock { $0.append(Data((text + "\n").utf8)) } }
+                }
+            }
+            // What a watcher sends is read and dropped: junk, a signaling message, bytes, a large frame.
+            for junk in ["{", "not json at all", text(.leave), String(repeating: "x", count: 100_000)] { try await outbound.write(.text(junk)) }
+            try await outbound.write(.binary(.init(bytes: [0, 1, 2, 255])))
+            #expect(try await server.rooms(["say", "planning", "still here"]).status == 0)
+            try await Task.sleep(for: .milliseconds(500))
+            try await outbound.close(.normalClosure, reason: nil)
+            _ = try? await reader.value
+        }
+        let updates = received.data.withLock { String(decoding: $0, as: UTF8.self) }.split(separator: "\n")
+            .compactMap { try? JSONDecoder().decode(RoomSnapshot.self, from: Data($0.utf8)) }
+        #expect(updates.first?.messages.isEmpty == true, "the room at once")
+        #expect(updates.last?.messages.map(\.text) == ["still here"], "and its change, junk or not: \(updates.count) updates")
+        #expect(try await server.rooms(["show", "planning"]).status == 0, "the server goes on")
+        await server.stop()
+    }
 }
