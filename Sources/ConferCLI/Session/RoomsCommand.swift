@@ -2,7 +2,6 @@ import ArgumentParser
 import ConferClient
 import ConferSession
 import Foundation
-import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

@@ -52,14 +52,14 @@ public enum MeetingAction: Hashable, Sendable {
     }
 
     /// The line that asks for this action, in the commands' own words: ``parse(_:)`` reads
-    /// it back as this action (for any action the parser gave; an identity or key with a space
-    /// in it has no line).
+    /// it back as this action (for any action the parser gave; an identity with a space in it
+    /// has no line).
     public var line: String {
         switch self {
         case .say(let text, nil): "say \(text)"
         case .say(let text, let recipients?): "tell \(recipients.joined(separator: ",")) \(text)"
         case .setDevice(let device, let on): "\(ConsoleLine.word(for: device)) \(on ? "on" : "off")"
-        case .answerDeviceRequest(let device, let accept): ([accept ? "accept" : "refuse"] + [device.map(ConsoleLine.word(for:))].compactMap { $0 }).joined(separator: " ")
+        case .answerDeviceRequest(let device, _): name + (device.map { " " + ConsoleLine.word(for: $0) } ?? "")
         case .approve(let identity), .decline(let identity), .kick(let identity), .transfer(let identity): "\(name) \(identity)"
         case .mute(let identity, let device), .ask(let identity, let device): "\(name) \(identity) \(ConsoleLine.word(for: device))"
         case .apply, .close, .leave, .members, .help: name
