@@ -178,5 +178,6 @@ struct RoomHubService: Service {
         }
         await hub.shutDown()
         await calls.shutDown()
+        await hub.waitForWatchesToClose(upTo: .seconds(2))
     }
 }

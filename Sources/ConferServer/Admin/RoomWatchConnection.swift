@@ -29,6 +29,19 @@ struct RoomWatchConnection {
         guard let room, let updates = await hub.watch(room) else {
             return try await refuse(outbound, code: SessionRefusal.unknownRequest.rawValue, "no such room")
         }
+        let outcome: Result<Void, any Error>
+        do {
+            try await follow(updates, inbound: inbound, outbound: outbound)
+            outcome = .success(())
+        } catch {
+            outcome = .failure(error)
+        }
+        await hub.watchClosed()
+        try outcome.get()
+    }
+
+    /// Sends each update until the watch ends, then says why; or stops when the administrator goes.
+    private func follow(_ updates: AsyncStream<RoomWatchUpdate>, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
         let ended = try await withThrowingTaskGroup(of: Bool.self) { group in
             group.addTask {
                 for await update in updates {

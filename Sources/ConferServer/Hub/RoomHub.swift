@@ -29,6 +29,8 @@ public actor RoomHub {
     private var nextWatcher: UInt64 = 1
     /// Snapshots sent to watchers since the start (the first of each watch among them).
     private(set) var watchUpdates = 0
+    /// Watch connections that have not yet written their close (see ``watchClosed()``).
+    private(set) var openWatches = 0
     private var closed = false
     /// The rules new rooms get.
     public let rules: RoomRules
@@ -152,11 +154,22 @@ public actor RoomHub {
         watchUpdates += 1
         metrics.watchUpdateSent()
         watchers[id, default: [:]][key] = (continuation, snapshot)
+        openWatches += 1
         continuation.onTermination = { [weak self] _ in
             Task { await self?.unwatch(id, key) }
         }
         metrics.record(watchers: watcherCount)
         return stream
+    }
+
+    /// A watch's connection has written its close (or failed): one fewer for shutdown to wait for.
+    func watchClosed() { openWatches = max(0, openWatches - 1) }
+
+    /// After ``shutDown()``: waits, at most `limit`, for every watch connection to write its
+    /// close, so the HTTP server that stops next does not cut one before it says why.
+    func waitForWatchesToClose(upTo limit: Duration) async {
+        let deadline = ContinuousClock.now + limit
+        while openWatches > 0, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
     }
 
     /// Administrators watching rooms now.
