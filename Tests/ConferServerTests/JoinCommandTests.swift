@@ -2,13 +2,17 @@
 import Testing
 
 /// What `confer join`, `host` and `call` refuse before they connect: files whose names no reader or
-/// writer takes, and an answer left to a keyboard that is not read.
+/// writer takes, and an answer left to a keyboard that is not read; and the option groups they
+/// share reaching what they configure.
 @Suite struct JoinCommandTests {
     static let member = ["--server", "http://127.0.0.1:7880", "--token", "t"]
 
     @Test(arguments: [["-o", "a.ivf"], ["-o", "a.H264"], ["-o", "a.y4m", "--audio-out", "m.opus"], ["--input", "cam.ivf", "--audio", "v.wav"]])
     func takes(arguments: [String]) throws {
-        _ = try JoinCommand.parse(Self.member + arguments)
+        let join = try JoinCommand.parse(Self.member + arguments)
+        let call = try CallCommand.parse(Self.member + arguments)
+        #expect(join.files.output == call.files.output && join.files.input == call.files.input)
+        #expect(join.mediaOptions.videoOutput == join.files.output && call.mediaOptions.microphoneFile == call.files.audio)
     }
 
     @Test(arguments: [(["-o", "a.mp4"], "-o takes a .ivf, .h264, .y4m file, not a.mp4"),
@@ -18,6 +22,19 @@ import Testing
     func refuses(arguments: [String], message: String) {
         let error = #expect(throws: (any Error).self) { try JoinCommand.parse(Self.member + arguments) }
         #expect(error.map { JoinCommand.message(for: $0) } == message)
+        // A call takes the same files, and says so before it dials.
+        let callError = #expect(throws: (any Error).self) { try CallCommand.parse(Self.member + arguments) }
+        #expect(callError.map { CallCommand.message(for: $0) } == message)
+    }
+
+    @Test func theServerOptionsReachTheClients() throws {
+        let join = try JoinCommand.parse(Self.member + ["--trust", "ca.pem", "--events", "-q"])
+        #expect(join.member.connection.server == "http://127.0.0.1:7880" && join.member.connection.trust == "ca.pem")
+        #expect(join.member.reporting.printer.json && join.member.reporting.printer.quiet)
+        let calls = try CallsCommand.parse(Self.member + ["--trust", "ca.pem"])
+        #expect(calls.connection.token == "t" && calls.connection.trust == "ca.pem")
+        let call = try CallCommand.parse(Self.member)
+        #expect(call.connection.trust == nil && !call.reporting.printer.json && !call.reporting.printer.quiet)
     }
 
     @Test func aHostThatAnswersByHandNeedsAKeyboard() throws {

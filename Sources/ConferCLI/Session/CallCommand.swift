@@ -29,25 +29,16 @@ struct CallCommand: AsyncParsableCommand {
           confer call --server http://127.0.0.1:7880 --token "$ALICE" --to bob --video --duration 10 -o bob.y4m
         """)
 
-    @OptionGroup var connection: CallServerOptions
+    @OptionGroup var connection: ServerOptions
     @Option(help: "This device's name, unique among the user's devices.")
     var device = "cli"
     @Option(help: "Call this user (otherwise wait for a call to answer).")
     var to: String?
     @Flag(help: "A video call (voice only otherwise).")
     var video = false
-    @Option(help: "A recorded camera to send (.y4m, .ivf, .h264), looped; a test pattern otherwise.")
-    var input: String?
-    @Option(help: "The synthetic camera's size, WIDTHxHEIGHT (at most 1280x720). (default: 320x180)", transform: VideoSize.parse)
-    var cameraSize = VideoSize(width: 320, height: 180)
     @Option(help: "The video codec this side sends: vp8, vp9 or h264 (the other side may send another).")
     var codec: VideoCodec = .vp8
-    @Option(help: "A recorded voice to send (.wav, .opus); a tone otherwise.")
-    var audio: String?
-    @Option(name: .shortAndLong, help: "Write the other side's video: .ivf/.h264 as received, .y4m as rendered.")
-    var output: String?
-    @Option(help: "Write the other side's voice: .wav or .opus.")
-    var audioOut: String?
+    @OptionGroup var files: MediaFileOptions
     @Option(help: "Seconds to stay connected, then hang up (default: until the other side does, or Ctrl-C).")
     var duration: Double?
     @Option(help: "Caller: hang up after this many seconds if the call has not connected.")
@@ -66,16 +57,11 @@ struct CallCommand: AsyncParsableCommand {
     var item: [String] = []
     @Flag(help: "Signaling only: answer or dial but never start media (the call times out unless the other side hangs up).")
     var noMedia = false
-    @Option(help: "PEM certificates to trust for an https:// server.")
-    var trust: String?
     @Flag(help: "Take commands typed on standard input: accept, decline, mic on|off, camera on|off, set KEY=VALUE, unset KEY, hangup (type help).")
     var commands = false
-    @Flag(help: "Print one JSON object per line on stdout for every call event.")
-    var events = false
     @Flag(help: "Print the call's log record as JSON at the end.")
     var json = false
-    @Flag(name: .shortAndLong, help: "Print nothing on stderr but errors.")
-    var quiet = false
+    @OptionGroup var reporting: EventOutputOptions
 
     static let refusedStatus: Int32 = 3
     static let endedStatus: Int32 = 4
@@ -92,7 +78,7 @@ struct CallCommand: AsyncParsableCommand {
             throw ValidationError("--answer manual leaves the answer to you: add --commands to type accept or decline")
         }
         if !(answerAfter >= 0 && answerAfter <= 3600) { throw ValidationError("--answer-after must be between 0 and 3600 seconds") }
-        if cameraSize.width > CallMediaOptions.maximumSize.width || cameraSize.height > CallMediaOptions.maximumSize.height {
+        if files.cameraSize.width > CallMediaOptions.maximumSize.width || files.cameraSize.height > CallMediaOptions.maximumSize.height {
             throw ValidationError("--camera-size is at most 1280x720 for a call")
         }
         if to == nil, cancelAfter != nil || ringingTimeout != nil || connectionTimeout != nil || !item.isEmpty {
@@ -113,13 +99,13 @@ struct CallCommand: AsyncParsableCommand {
     var mediaOptions: CallMediaOptions {
         var options = CallMediaOptions()
         options.codec = codec.mediaCodec
-        options.setFiles(camera: input, cameraSize: cameraSize, microphone: audio, videoOutput: output, audioOutput: audioOut)
+        options.setFiles(files)
         return options
     }
 
     func run() async throws {
-        let client = try connection.client(device: device, trust: trust)
-        let printer = EventPrinter(json: events, quiet: quiet)
+        let client = try connection.callClient(device: device)
+        let printer = reporting.printer
         do { try await client.start() } catch {
             try Self.fail(error)
         }
@@ -266,7 +252,7 @@ struct CallCommand: AsyncParsableCommand {
             if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) {
                 FileHandle.standardOutput.write(data + Data("\n".utf8))
             }
-        } else if !events {
+        } else if !reporting.events {
             let seconds = Double(record.duration.components.seconds) + Double(record.duration.components.attoseconds) / 1e18
             var line = "call \(call.id) \(record.caller) → \(record.callee) (\(record.video ? "video" : "voice")): \(result.rawValue)"
             if record.connected != nil { line += String(format: ", %.1f s connected", seconds) }

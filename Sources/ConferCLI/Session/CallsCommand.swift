@@ -14,7 +14,7 @@ struct CallsCommand: AsyncParsableCommand {
           confer calls --server http://127.0.0.1:7880 --token "$ALICE" --with bob --all
         """)
 
-    @OptionGroup var connection: CallServerOptions
+    @OptionGroup var connection: ServerOptions
     @Option(help: "caller or callee (both by default).")
     var role: CallRole?
     @Option(help: "Only calls that ended so (repeat for several): \(CallEndResult.allCases.map(\.rawValue).joined(separator: ", ")).")
@@ -27,8 +27,6 @@ struct CallsCommand: AsyncParsableCommand {
     var cursor: String?
     @Flag(help: "Every page, not just the first.")
     var all = false
-    @Option(help: "PEM certificates to trust for an https:// server.")
-    var trust: String?
     @Flag(help: "Print each page as JSON.")
     var json = false
 
@@ -39,7 +37,7 @@ struct CallsCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let client = try connection.client(device: "calls-\(getpid())", trust: trust)
+        let client = try connection.callClient(device: "calls-\(getpid())")
         do { try await client.start() } catch { try CallCommand.fail(error) }
         var query = CallLogQuery(role: role, results: result.isEmpty ? nil : result, peer: with, limit: limit, cursor: cursor)
         var printed = 0

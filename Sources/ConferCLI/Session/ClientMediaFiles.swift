@@ -1,8 +1,7 @@
 import ConferClient
 
 /// The camera, voice and output files of a call's or a meeting member's media: `confer call`
-/// and `confer join` fill them alike from their `--input`, `--camera-size`, `--audio`,
-/// `--output` and `--audio-out`.
+/// and `confer join` fill them alike from their ``MediaFileOptions``.
 protocol ClientMediaFiles {
     /// A recorded camera, or nil for a synthetic one.
     var cameraFile: String? { get set }
@@ -19,15 +18,15 @@ protocol ClientMediaFiles {
 }
 
 extension ClientMediaFiles {
-    /// Sends `camera` (or a synthetic camera of `cameraSize`) and `microphone`, and writes
-    /// what comes back to `videoOutput` and `audioOutput`.
-    mutating func setFiles(camera: String?, cameraSize: VideoSize, microphone: String?, videoOutput: String?, audioOutput: String?) {
-        cameraFile = camera
-        cameraWidth = cameraSize.width
-        cameraHeight = cameraSize.height
-        microphoneFile = microphone
-        self.videoOutput = videoOutput
-        self.audioOutput = audioOutput
+    /// Sends `files`' camera (or a synthetic one of its size) and voice, and writes what
+    /// comes back to its outputs.
+    mutating func setFiles(_ files: MediaFileOptions) {
+        cameraFile = files.input
+        cameraWidth = files.cameraSize.width
+        cameraHeight = files.cameraSize.height
+        microphoneFile = files.audio
+        videoOutput = files.output
+        audioOutput = files.audioOut
     }
 }
 

@@ -21,10 +21,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "HOST:PORT to listen on (port 0 picks a free one).")
     var listen = "127.0.0.1:7880"
-    @Option(help: "The token secret (at least 32 bytes); or set CONFER_SECRET.")
-    var secret: String?
-    @Option(help: "A file holding the token secret.")
-    var secretFile: String?
+    @OptionGroup var secret: SecretOptions
     @Option(help: "Bearer token for the admin API (off without one).")
     var adminToken: String?
     @Option(help: "PEM certificate chain: with --key, serve TLS (wss:// and https://).")
@@ -76,7 +73,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let secret = try Self.readSecret(secret: secret, file: secretFile)
+        let secret = try self.secret.read()
         var configuration = SignalServerConfiguration(secret: secret)
         let (host, port) = Self.hostPort(listen)!
         configuration.host = host
@@ -109,16 +106,5 @@ struct ServeCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("confer serve: listening on \(url) (members: \(url)/v1/signal, calls: \(url)/v1/calls, admin: \(url)/v1/rooms, metrics: \(url)/metrics)\n".utf8))
             FileHandle.standardError.write(Data("confer serve: call log \(server.calls.log.path ?? "in memory (--memory-db): lost at exit")\n".utf8))
         }
-    }
-
-    /// The secret from the option, the file or `CONFER_SECRET`, with what to do when missing.
-    static func readSecret(secret: String?, file: String?) throws -> String {
-        if let secret { return secret }
-        if let file {
-            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { throw ValidationError("cannot read --secret-file \(file)") }
-            return text.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-        if let value = ProcessInfo.processInfo.environment["CONFER_SECRET"], !value.isEmpty { return value }
-        throw ValidationError("give --secret or --secret-file (at least 32 bytes; e.g. `openssl rand -hex 32`), or set CONFER_SECRET")
     }
 }

@@ -13,10 +13,7 @@ struct TokenCommand: AsyncParsableCommand {
           confer token --secret "$SECRET" --calls --identity bob      # for `confer call`
         """)
 
-    @Option(help: "The server's token secret (at least 32 bytes); or --secret-file, or CONFER_SECRET.")
-    var secret: String?
-    @Option(help: "A file holding the token secret.")
-    var secretFile: String?
+    @OptionGroup var secret: SecretOptions
     @Option(help: "The room the token admits to.")
     var room: String?
     @Flag(help: "A token for placing and answering calls (no room).")
@@ -42,7 +39,7 @@ struct TokenCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let secret = try ServeCommand.readSecret(secret: secret, file: secretFile)
+        let secret = try self.secret.read()
         let issuer: TokenIssuer
         do { issuer = try await TokenIssuer(secret: secret) } catch { throw ValidationError("\(error)") }
         let lifetime = Duration.milliseconds(Int64(ttl * 1000))
