@@ -1,6 +1,7 @@
 import ConferSession
 import Foundation
 import Logging
+import Synchronization
 import Testing
 import WSClient
 
@@ -105,7 +106,8 @@ struct RawSignalingTests {
                     if case .text(let text) = message { received.data.withLock { $0.append(Data((text + "\n").utf8)) } }
                 }
             }
-            // What a watcher sends is read and dropped: junk, a signaling message, bytes, a large frame.
+            // What a watcher sends is read and dropped: junk, a signaling message, bytes, a large
+            // frame. (The first, whatever it is, starts the watch.)
             for junk in ["{", "not json at all", text(.leave), String(repeating: "x", count: 100_000)] { try await outbound.write(.text(junk)) }
             try await outbound.write(.binary(.init(bytes: [0, 1, 2, 255])))
             #expect(try await server.rooms(["say", "planning", "still here"]).status == 0)
@@ -115,9 +117,56 @@ struct RawSignalingTests {
         }
         let updates = received.data.withLock { String(decoding: $0, as: UTF8.self) }.split(separator: "\n")
             .compactMap { try? JSONDecoder().decode(RoomSnapshot.self, from: Data($0.utf8)) }
-        #expect(updates.first?.messages.isEmpty == true, "the room at once")
+        #expect(updates.first?.messages.isEmpty == true, "the room as it was")
         #expect(updates.last?.messages.map(\.text) == ["still here"], "and its change, junk or not: \(updates.count) updates")
         #expect(try await server.rooms(["show", "planning"]).status == 0, "the server goes on")
         await server.stop()
     }
+
+    /// The server says nothing on a watch until the administrator speaks (a frame sent with
+    /// the upgrade's answer is one some clients lose), and closes one that never does.
+    @Test func aWatchWaitsForTheAdministratorToSpeakFirst() async throws {
+        let server = try await TestServer()
+        #expect(try await server.rooms(["create", "planning"]).status == 0)
+        let url = server.url.replacingOccurrences(of: "http://", with: "ws://") + "/v1/rooms/planning/watch"
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        var configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 20)
+        configuration.additionalHeaders[.authorization] = "Bearer \(server.adminToken)"
+        let (settings, log) = (configuration, logger)
+        /// Connects; speaks after `speakAfter` (never if nil); returns what came and when, and the close code.
+        @Sendable func watch(speakAfter: Duration?) async throws -> (texts: [(String, Duration)], code: UInt16?) {
+            let received = Arrivals()
+            let start = ContinuousClock.now
+            let close = try await WebSocketClient.connect(url: url, configuration: settings, logger: log) { inbound, outbound, _ in
+                let reader = Task {
+                    for try await message in inbound.messages(maxSize: 1 << 20) {
+                        if case .text(let text) = message { received.texts.withLock { $0.append((text, ContinuousClock.now - start)) } }
+                    }
+                }
+                if let speakAfter {
+                    try await Task.sleep(for: speakAfter)
+                    try await outbound.write(.text(#"{"watch":"planning"}"#))
+                    try await Task.sleep(for: .milliseconds(500))
+                    try await outbound.close(.normalClosure, reason: nil)
+                }
+                _ = try? await reader.value
+            }
+            var code: UInt16?
+            if let close, case .unknown(let value) = close.closeCode { code = value }
+            return (received.texts.withLock { $0 }, code)
+        }
+        async let speaking = watch(speakAfter: .seconds(1))
+        async let silent = watch(speakAfter: nil)
+        let (spoke, quiet) = try await (speaking, silent)
+        #expect(spoke.texts.count == 1 && spoke.texts[0].1 >= .seconds(1), "nothing before it spoke: \(spoke.texts.map(\.1))")
+        #expect((try? JSONDecoder().decode(RoomSnapshot.self, from: Data(spoke.texts.first?.0.utf8 ?? "".utf8)))?.room.id == "planning")
+        #expect(quiet.texts.isEmpty && quiet.code == DisconnectReason.refused.closeCode, "closed after its silence: \(String(describing: quiet.code))")
+        await server.stop()
+    }
+}
+
+/// Texts a test's WebSocket received, each with when it came.
+final class Arrivals: Sendable {
+    let texts = Mutex<[(String, Duration)]>([])
 }

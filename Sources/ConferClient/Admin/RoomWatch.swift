@@ -40,8 +40,10 @@ public struct RoomWatch: Sendable {
     /// Watches until the room closes, the server stops or the connection drops, handing
     /// `receive` the room now and after every change; says how it ended.
     public func run(_ receive: @escaping @Sendable (RoomSnapshot) async -> Void) async throws(RoomWatchError) -> RoomWatchEnd {
-        // Nothing is sent on a watch: the outgoing side stays empty.
         let link = SignalLink<[UInt8], Incoming>(encode: { $0 }, decode: Incoming.init)
+        // The client speaks first, and only once: the server answers nothing before it (a
+        // frame sent with the upgrade's answer is one some clients lose).
+        link.send(Array(((try? JSONEncoder().encode(["watch": room])) ?? Data(#"{"watch":""}"#.utf8))))
         let refusal = Mutex<String?>(nil)
         let code: UInt16?
         do {

@@ -5,21 +5,37 @@ import HummingbirdWebSocket
 
 /// `GET /v1/rooms/ROOM/watch` upgraded to a WebSocket: an administrator's live view of a room.
 ///
-/// With `Authorization: Bearer ADMIN-TOKEN` on the upgrade, the server sends the room as
+/// The administrator speaks first: any text frame (``ConferClient``'s `RoomWatch` sends
+/// `{"watch": ROOM}`). Until then the server sends nothing, because a frame it sent at once
+/// could share a read with the `101 Switching Protocols` answer, and some WebSocket clients
+/// (swift-websocket's among them: about one connection in 150 on a loaded machine) lose such
+/// a frame and then wait forever. One that says nothing for ``firstFrameTimeout`` is closed.
+///
+/// With `Authorization: Bearer ADMIN-TOKEN` on the upgrade, the server then sends the room as
 /// `GET /v1/rooms/ROOM` answers it, once at once and again at every change, one text message
 /// each, and closes with ``DisconnectReason/roomClosed``'s code when the room closes and
 /// ``DisconnectReason/serverShutdown``'s when the server stops. Without the token, or for a
 /// room that is not open, it sends the admin API's error object (`{"error", "message"}`, the
 /// same codes as over HTTP) and closes with ``DisconnectReason/refused``'s code. What the
-/// administrator sends is read and ignored.
+/// administrator sends after its first frame is read and ignored.
 struct RoomWatchConnection {
     /// The path, under which `:room` names the room.
     static let path = "v1/rooms/:room/watch"
+    /// How long the server waits for the administrator's first frame.
+    static let firstFrameTimeout: Duration = .seconds(10)
 
     let hub: RoomHub
     let adminToken: String?
 
     func run(request: Request, room: String?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
+        var frames = inbound.makeAsyncIterator()
+        let silence = Task {
+            try await Task.sleep(for: Self.firstFrameTimeout)
+            try await outbound.close(.unknown(DisconnectReason.refused.closeCode), reason: "the watch starts when the client speaks")
+        }
+        let first = try await frames.next()
+        silence.cancel()
+        guard first != nil else { return }
         guard let adminToken else {
             return try await refuse(outbound, code: "Forbidden", "the admin API is off: start the server with --admin-token")
         }
@@ -31,7 +47,7 @@ struct RoomWatchConnection {
         }
         let outcome: Result<Void, any Error>
         do {
-            try await follow(updates, inbound: inbound, outbound: outbound)
+            try await follow(updates, frames: &frames, outbound: outbound)
             outcome = .success(())
         } catch {
             outcome = .failure(error)
@@ -41,28 +57,23 @@ struct RoomWatchConnection {
     }
 
     /// Sends each update until the watch ends, then says why; or stops when the administrator goes.
-    private func follow(_ updates: AsyncStream<RoomWatchUpdate>, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
-        let ended = try await withThrowingTaskGroup(of: Bool.self) { group in
+    private func follow(_ updates: AsyncStream<RoomWatchUpdate>, frames: inout WebSocketInboundStream.AsyncIterator,
+                        outbound: WebSocketOutboundWriter) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await update in updates {
                     try await outbound.write(.text(update.json))
                 }
-                return !Task.isCancelled
+                // Cancelled: the administrator went. Otherwise the room closed or the server stops.
+                guard !Task.isCancelled else { return }
+                let reason: DisconnectReason = await hub.isShutDown ? .serverShutdown : .roomClosed
+                try await outbound.close(.unknown(reason.closeCode), reason: reason.rawValue)
             }
-            group.addTask {
-                // Read until the administrator goes away, which ends the watch.
-                for try await _ in inbound {}
-                return false
-            }
-            let first = try await group.next() ?? false
+            // Read until the administrator goes away (or answers the close above), which ends the watch.
+            while try await frames.next() != nil {}
             group.cancelAll()
-            return first
         }
-        guard ended else { return }
-        let reason: DisconnectReason = await hub.isShutDown ? .serverShutdown : .roomClosed
-        try await outbound.close(.unknown(reason.closeCode), reason: reason.rawValue)
     }
-
     private func refuse(_ outbound: WebSocketOutboundWriter, code: String, _ message: String) async throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
