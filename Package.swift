@@ -7,7 +7,7 @@
 //                       Session/ (server, meetings, calls), Support/ (shared options and printing)
 //   ConferServer      — the signaling server: rooms hub, call hub and its log (GRDB), WebSockets, admin API, metrics (Hummingbird)
 //   ConferClient      — a member's side: MeetingClient (signaling, reconnection, observable state), MeetingMedia;
-//                       a device's calls: CallClient, Call, CallMediaSession
+//                       a device's calls: CallClient, Call, CallMediaSession; an administrator's: AdminClient, RoomWatch
 //   ConferTokens      — JWT tokens (jwt-kit)
 //   ConferSession     — the session layer's rules as value types in virtual time, and the wire messages (no I/O)
 //   ConferJobs        — file jobs: transcode, mix, render, snapshot, generate, compare; media files in and out
@@ -129,6 +129,7 @@ let package = Package(
             dependencies: ["ConferSession", "ConferLive", "ConferMedia", "ConferNet", "ConferMixer",
                            .product(name: "WSClient", package: "swift-websocket"),
                            .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOHTTP1", package: "swift-nio"),
                            .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "NIOSSL", package: "swift-nio-ssl"),
                            .product(name: "Logging", package: "swift-log")],

@@ -66,6 +66,18 @@ struct TLSProcessTests {
         #expect((watch.events.first?["members"] as? [[String: Any]])?.contains { $0["identity"] as? String == "boss" } == true)
         let blind = try ConferProcess(["rooms", "watch", "room", "--count", "1", "--server", server.url, "--admin-token", server.adminToken])
         #expect(await blind.exitStatus() == 64 && blind.stderr.contains("--trust"), "\(blind.stderr)")
+        // The rest of `confer rooms` goes over https:// the same way.
+        let admin = ["--server", server.url, "--admin-token", server.adminToken]
+        let shown = try ConferProcess(["rooms", "show", "room", "--json", "--trust", "\(directory)/cert.pem"] + admin)
+        #expect(await shown.exitStatus() == 0, "\(shown.stderr)")
+        #expect(shown.stdout.contains("\"identity\":\"boss\""), "\(shown.stdout)")
+        let said = try ConferProcess(["rooms", "say", "room", "over TLS", "--trust", "\(directory)/cert.pem"] + admin)
+        #expect(await said.exitStatus() == 0 && said.stdout.contains("sent to room"), "\(said.stderr)")
+        #expect(await host.wait(upTo: 10) { $0.events.contains { ($0["data"] as? [String: Any])?["text"] as? String == "over TLS" } })
+        let listedBlind = try ConferProcess(["rooms", "list"] + admin)
+        #expect(await listedBlind.exitStatus() == 64 && listedBlind.stderr.contains("--trust"), "\(listedBlind.stderr)")
+        let listedWrong = try ConferProcess(["rooms", "list", "--trust", "\(directory)/other-cert.pem"] + admin)
+        #expect(await listedWrong.exitStatus() == 1 && listedWrong.stderr.contains("cannot reach"), "\(listedWrong.stderr)")
         host.signal(SIGINT)
         await server.stop()
     }

@@ -2,9 +2,6 @@ import ArgumentParser
 import ConferClient
 import ConferSession
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// `confer rooms`: the admin API from the command line.
 struct RoomsCommand: AsyncParsableCommand {
@@ -26,40 +23,36 @@ struct RoomsCommand: AsyncParsableCommand {
         var server: String
         @Option(help: "The server's admin token.")
         var adminToken: String
+        @Option(help: "PEM certificates to trust for an https:// server (a self-signed one).")
+        var trust: String?
         @Flag(help: "Print the server's JSON instead of a summary.")
         var json = false
 
-        /// Sends one request; returns the body, or throws with the server's message.
-        func request(_ method: String, _ path: String, body: [String: Any]? = nil) async throws -> Data {
-            var base = server
-            while base.hasSuffix("/") { base.removeLast() }
-            guard let url = URL(string: base + path), url.scheme == "http" || url.scheme == "https" else {
-                throw ValidationError("--server must be an http:// or https:// URL (got \(server))")
+        /// Runs `action` on the admin API; a refusal or a failure becomes the message the
+        /// command exits with.
+        func perform<Value>(_ action: (AdminClient) async throws(AdminError) -> Value) async throws -> Value {
+            let client: AdminClient
+            do { client = try AdminClient(server: server, adminToken: adminToken, trustedCertificates: trust) } catch {
+                throw ValidationError("\(error)")
             }
-            var request = URLRequest(url: url)
-            request.httpMethod = method
-            request.setValue("Bearer \(adminToken)", forHTTPHeaderField: "Authorization")
-            if let body {
-                request.httpBody = try JSONSerialization.data(withJSONObject: body)
-                request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            do { return try await action(client) } catch {
+                // A plain server reads a TLS hello as the start of a request and waits for the rest.
+                let hint = error == .timedOut && server.hasPrefix("https://") ? " (does it serve TLS? one started without --cert never answers https://)" : ""
+                throw RoomsError(message: "\(error)\(hint)")
             }
-            let data: Data
-            let response: URLResponse
-            do { (data, response) = try await URLSession.shared.data(for: request) } catch {
-                throw RoomsError(message: "cannot reach \(base): \(error.localizedDescription) (is `confer serve` running?)")
-            }
-            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-            guard (200 ..< 300).contains(status) else {
-                let message = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["message"] as? String
-                throw RoomsError(message: "the server answered \(status): \(message ?? String(decoding: data, as: UTF8.self))")
-            }
-            return data
         }
 
-        /// Sends a request that answers with no body, then says `done` unless printing JSON.
-        func act(_ method: String, _ path: String, body: [String: Any]? = nil, done: String) async throws {
-            _ = try await request(method, path, body: body)
+        /// Runs an action that answers nothing, then says `done` unless printing JSON.
+        func act(done: String, _ action: (AdminClient) async throws(AdminError) -> Void) async throws {
+            try await perform(action)
             if !json { print(done) }
+        }
+
+        /// `value` as the server's JSON: one line, keys sorted.
+        func printJSON(_ value: some Encodable) {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            printJSON((try? encoder.encode(value)) ?? Data("null".utf8))
         }
 
         func printJSON(_ data: Data) {
@@ -78,21 +71,12 @@ struct RoomsCommand: AsyncParsableCommand {
         @OptionGroup var connection: Connection
 
         func run() async throws {
-            let data = try await connection.request("GET", "/v1/rooms")
-            if connection.json { return connection.printJSON(data) }
-            let rooms = try JSONDecoder().decode([RoomSummaryRow].self, from: data)
+            let rooms = try await connection.perform { client throws(AdminError) in try await client.rooms() }
+            if connection.json { return connection.printJSON(rooms) }
             if rooms.isEmpty { return print("no open rooms") }
             print(table([["room", "host", "members", "online", "waiting"]]
                 + rooms.map { [$0.room.id, $0.host ?? "-", "\($0.members)", "\($0.online)", "\($0.waiting)"] }).joined(separator: "\n"))
         }
-    }
-
-    struct RoomSummaryRow: Decodable {
-        var room: RoomInfo
-        var host: String?
-        var members: Int
-        var online: Int
-        var waiting: Int
     }
 
     struct Show: AsyncParsableCommand {
@@ -101,9 +85,9 @@ struct RoomsCommand: AsyncParsableCommand {
         @OptionGroup var connection: Connection
 
         func run() async throws {
-            let data = try await connection.request("GET", "/v1/rooms/\(Self.escape(room))")
-            if connection.json { return connection.printJSON(data) }
-            print(Self.lines(try JSONDecoder().decode(RoomSnapshot.self, from: data)).joined(separator: "\n"))
+            let snapshot = try await connection.perform { client throws(AdminError) in try await client.room(room) }
+            if connection.json { return connection.printJSON(snapshot) }
+            print(Self.lines(snapshot).joined(separator: "\n"))
         }
 
         /// The room for people: a line about the room, then a row per member with its figures.
@@ -121,8 +105,6 @@ struct RoomsCommand: AsyncParsableCommand {
                             info.map { fixed($0.audioPacketsReceivedPerSecond) } ?? "-", info.map { "\($0.packetsLost)" } ?? "-"]
                 })
         }
-
-        static func escape(_ text: String) -> String { text.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? text }
     }
 
     struct Watch: AsyncParsableCommand {
@@ -132,12 +114,12 @@ struct RoomsCommand: AsyncParsableCommand {
             The server sends the room at once and again at every change (its admin WebSocket, /v1/rooms/ROOM/watch); \
             the newest state is printed at most once per --interval seconds, for people only when what the table \
             shows changed. With --json, one line of the server's JSON per update, stamped with `t` (seconds since \
-            the start). Exits 0 when the room closes, 4 when the server shuts down or the connection drops.
+            the start). With --wait, a room not open yet is waited for (looked for once a second). Exits 0 when             the room closes, 4 when the server shuts down or the connection drops.
             """)
         @Argument(help: "The room.") var room: String
         @Option(help: "Seconds between two updates at the least (changes in between show as the newest).") var interval = 1.0
         @Option(help: "Stop after this many updates (default: until Ctrl-C or the room closes).") var count: Int?
-        @Option(help: "PEM certificates to trust for an https:// server (a self-signed one).") var trust: String?
+        @Flag(help: "If the room is not open yet, wait for it to open instead of exiting.") var wait = false
         @OptionGroup var connection: Connection
 
         func validate() throws {
@@ -147,36 +129,51 @@ struct RoomsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let watch: RoomWatch
-            do { watch = try RoomWatch(server: connection.server, adminToken: connection.adminToken, room: room, trustedCertificates: trust) } catch {
+            do { watch = try RoomWatch(server: connection.server, adminToken: connection.adminToken, room: room, trustedCertificates: connection.trust) } catch {
                 throw ValidationError("\(error)")
             }
             let start = ContinuousClock.now
             var updates = 0
             var shown: [String] = []
-            let snapshots = watch.snapshots()
             let printing = Task {
-                for try await snapshot in snapshots {
-                    let printed = ContinuousClock.now
-                    updates += 1
-                    let since = ContinuousClock.now - start
-                    let elapsed = Double(since.components.seconds) + Double(since.components.attoseconds) / 1e18
-                    if connection.json {
-                        let encoder = JSONEncoder()
-                        encoder.outputFormatting = [.sortedKeys]
-                        var object = (try? JSONSerialization.jsonObject(with: encoder.encode(snapshot)) as? [String: Any]) ?? [:]
-                        object["t"] = (elapsed * 1000).rounded() / 1000
-                        if let line = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) { connection.printJSON(line) }
-                    } else {
-                        let lines = Show.lines(snapshot)
-                        if lines != shown {
-                            shown = lines
-                            print((["[\(String(format: "%6.1f", elapsed)) s]"] + lines).joined(separator: "\n") + "\n")
+                /// Prints the room's updates until the watch ends (false) or `--count` is reached (true).
+                func follow() async throws -> Bool {
+                    for try await snapshot in watch.snapshots() {
+                        let printed = ContinuousClock.now
+                        updates += 1
+                        let since = ContinuousClock.now - start
+                        let elapsed = Double(since.components.seconds) + Double(since.components.attoseconds) / 1e18
+                        if connection.json {
+                            let encoder = JSONEncoder()
+                            encoder.outputFormatting = [.sortedKeys]
+                            var object = (try? JSONSerialization.jsonObject(with: encoder.encode(snapshot)) as? [String: Any]) ?? [:]
+                            object["t"] = (elapsed * 1000).rounded() / 1000
+                            if let line = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) { connection.printJSON(line) }
+                        } else {
+                            let lines = Show.lines(snapshot)
+                            if lines != shown {
+                                shown = lines
+                                print((["[\(String(format: "%6.1f", elapsed)) s]"] + lines).joined(separator: "\n") + "\n")
+                            }
                         }
+                        if let count, updates >= count { return true }
+                        // At most one update per interval: what comes meanwhile folds into the newest,
+                        // which the stream keeps for the next look.
+                        try? await Task.sleep(until: printed + .milliseconds(Int64(interval * 1000)))
                     }
-                    if let count, updates >= count { return }
-                    // At most one update per interval: what comes meanwhile folds into the newest,
-                    // which the stream keeps for the next look.
-                    try? await Task.sleep(until: printed + .milliseconds(Int64(interval * 1000)))
+                    return false
+                }
+                var waiting = false
+                while true {
+                    do {
+                        if try await follow() { return }
+                        break
+                    } catch RoomWatchError.unknownRoom where wait && updates == 0 {
+                        // Not open yet: look again in a second (Ctrl-C cancels the sleep).
+                        if !waiting { FileHandle.standardError.write(Data("confer: waiting for \(room) to open\n".utf8)) }
+                        waiting = true
+                        try await Task.sleep(for: .seconds(1))
+                    }
                 }
                 // Ctrl-C ends the sequence too, and is no closing of the room.
                 guard !Task.isCancelled else { return }
@@ -210,7 +207,7 @@ struct RoomsCommand: AsyncParsableCommand {
         @OptionGroup var connection: Connection
 
         func run() async throws {
-            try await connection.act("DELETE", "/v1/rooms/\(Show.escape(room))/members/\(Show.escape(identity))", done: "kicked \(identity) from \(room)")
+            try await connection.act(done: "kicked \(identity) from \(room)") { client throws(AdminError) in try await client.kick(identity, from: room) }
         }
     }
 
@@ -220,7 +217,7 @@ struct RoomsCommand: AsyncParsableCommand {
         @OptionGroup var connection: Connection
 
         func run() async throws {
-            try await connection.act("DELETE", "/v1/rooms/\(Show.escape(room))", done: "closed \(room)")
+            try await connection.act(done: "closed \(room)") { client throws(AdminError) in try await client.closeRoom(room) }
         }
     }
 
@@ -241,10 +238,9 @@ struct RoomsCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            var body: [String: Any] = ["text": text]
-            if let recipients { body["to"] = recipients }
-            try await connection.act("POST", "/v1/rooms/\(Show.escape(room))/messages", body: body,
-                                     done: "sent to \(recipients?.joined(separator: ", ") ?? room)")
+            try await connection.act(done: "sent to \(recipients?.joined(separator: ", ") ?? room)") { client throws(AdminError) in
+                try await client.send(text, to: recipients, in: room)
+            }
         }
     }
 
@@ -264,12 +260,10 @@ struct RoomsCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            var body: [String: Any] = ["id": room]
-            if let name { body["name"] = name }
-            if let description { body["description"] = description }
-            if let memberLimit { body["memberLimit"] = memberLimit }
-            let data = try await connection.request("POST", "/v1/rooms", body: body)
-            if connection.json { return connection.printJSON(data) }
+            let summary = try await connection.perform { client throws(AdminError) in
+                try await client.createRoom(room, name: name, description: description, memberLimit: memberLimit)
+            }
+            if connection.json { return connection.printJSON(summary) }
             print("opened \(room)" + (memberLimit.map { " for at most \($0) sending members" } ?? ""))
         }
     }
@@ -283,8 +277,9 @@ struct RoomsCommand: AsyncParsableCommand {
         @OptionGroup var connection: Connection
 
         func run() async throws {
-            try await connection.act("PUT", "/v1/rooms/\(Show.escape(room))/members/\(Show.escape(identity))/role",
-                                     body: ["role": role.rawValue], done: "\(identity) is now \(role.rawValue) in \(room)")
+            try await connection.act(done: "\(identity) is now \(role.rawValue) in \(room)") { client throws(AdminError) in
+                try await client.setRole(of: identity, to: role, in: room)
+            }
         }
     }
 }

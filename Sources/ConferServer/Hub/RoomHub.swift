@@ -4,21 +4,8 @@ public import ConferSession
 /// ``RoomState`` on the wall clock: a connection's messages come in here, the effects go
 /// out to the connections they address. The only place room state changes.
 public actor RoomHub {
-    /// A room's figures for the admin API's list.
-    public struct RoomSummary: Sendable, Codable, Hashable {
-        /// The room's names.
-        public var room: RoomInfo
-        /// The host, if one is in.
-        public var host: String?
-        /// Members in the room.
-        public var members: Int
-        /// Members whose connection is up.
-        public var online: Int
-        /// Join requests waiting.
-        public var waiting: Int
-        /// When it was created (Unix milliseconds).
-        public var created: SessionTime
-    }
+    /// A room's figures for the admin API's list (now ConferSession's, which clients share).
+    public typealias RoomSummary = ConferSession.RoomSummary
 
     private var store: any RoomStore
     private var outboxes: [SessionAddress: AsyncStream<SessionOutbound>.Continuation] = [:]
