@@ -5,7 +5,7 @@ import Foundation
 #endif
 public import ConferSession
 
-/// Why an ``AdminClient`` request failed.
+/// Why an ``AdminClient`` request failed, or a ``RoomWatch`` could not start or ended early.
 public enum AdminError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The admin token is missing or wrong.
     case unauthorized
@@ -22,6 +22,10 @@ public enum AdminError: Error, Sendable, Hashable, CustomStringConvertible {
     case refused(SessionRefusal, message: String)
     /// The server would not take the request as it was (its status and words).
     case rejected(status: Int, message: String)
+    /// The server shut down (a watch's end).
+    case serverShutdown
+    /// The connection dropped without the server saying why (a watch's end).
+    case connectionLost
     /// The server could not be reached (the detail says how).
     case unreachable(String)
     /// No whole answer came within ``AdminClient/timeout``.
@@ -41,6 +45,8 @@ public enum AdminError: Error, Sendable, Hashable, CustomStringConvertible {
         case .roomExists: "the room exists already"
         case .refused(_, let message): message
         case .rejected(let status, let message): "the server answered \(status): \(message)"
+        case .serverShutdown: "the server shut down"
+        case .connectionLost: "the connection to the server dropped"
         case .unreachable(let detail): "cannot reach the server: \(detail)"
         case .timedOut: "the server did not answer in time"
         case .unexpectedResponse(let detail): "the server's answer cannot be read: \(detail)"

@@ -141,33 +141,6 @@ public enum RoomWatchEnd: Sendable, Hashable {
     case connectionLost
 }
 
-/// Why a ``RoomWatch`` could not start or go on.
-public enum RoomWatchError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The admin token is missing or wrong.
-    case unauthorized
-    /// The server runs without an admin API (started without `--admin-token`).
-    case adminDisabled
-    /// No room of that name is open.
-    case unknownRoom
-    /// The server shut down (from ``RoomWatch/snapshots()``; ``RoomWatch/run(_:)`` returns it).
-    case serverShutdown
-    /// The connection dropped without the server saying why (from ``RoomWatch/snapshots()``).
-    case connectionLost
-    /// The server could not be reached (the detail says how).
-    case unreachable(String)
-    /// The server URL or the room cannot be used.
-    case invalidConfiguration(String)
-
-    /// What went wrong and what to do, for a person.
-    public var description: String {
-        switch self {
-        case .unauthorized: "the server refused the admin token: give the one `confer serve --admin-token` was started with"
-        case .adminDisabled: "the admin API is off: start the server with --admin-token"
-        case .unknownRoom: "no such room is open"
-        case .serverShutdown: "the server shut down"
-        case .connectionLost: "the connection to the server dropped"
-        case .unreachable(let detail): "cannot reach the server: \(detail)"
-        case .invalidConfiguration(let detail): detail
-        }
-    }
-}
+/// Why a ``RoomWatch`` could not start or ended early: the admin API's errors, among them
+/// ``AdminError/serverShutdown`` and ``AdminError/connectionLost``, which only a watch meets.
+public typealias RoomWatchError = AdminError
