@@ -101,6 +101,17 @@ let package = Package(
             path: "Tools/RoomWatchLoad",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // One administrator's admin-API requests in a row: AdminClient against URLSession
+        // (run by peers/admin-requests.sh).
+        .executableTarget(
+            name: "AdminRequests",
+            dependencies: [
+                .product(name: "ConferClient", package: "Confer"),
+                .product(name: "ConferSession", package: "Confer"),
+            ],
+            path: "Tools/AdminRequests",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         // Call set-up on loopback: dial → ringing, accept → first decoded picture (run by
         // peers/call-latency.sh against a `confer serve`).
         .executableTarget(

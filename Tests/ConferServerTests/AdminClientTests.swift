@@ -102,6 +102,27 @@ struct AdminClientTests {
         }
     }
 
+    /// One connection serves request after request; one the server has closed meanwhile is
+    /// replaced without the caller seeing it.
+    @Test func theConnectionIsKeptAndReplacedWhenTheServerClosedIt() async throws {
+        let empty = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n[]"
+        let kept = try Listener()
+        // It accepts one connection only: a second request answered proves the first connection served it.
+        kept.serve([[empty, empty, empty]])
+        var client = try AdminClient(server: "http://127.0.0.1:\(kept.port)", adminToken: "t")
+        client.timeout = .seconds(2)
+        for _ in 0 ..< 3 { #expect(try await client.rooms().isEmpty) }
+
+        let closing = try Listener()
+        closing.serve([[empty], [empty]])
+        var again = try AdminClient(server: "http://127.0.0.1:\(closing.port)", adminToken: "t")
+        again.timeout = .seconds(2)
+        #expect(try await again.rooms().isEmpty)
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(try await again.rooms().isEmpty, "the closed connection was replaced")
+        withExtendedLifetime((kept, closing)) {}
+    }
+
     @Test func aServerURLItCannotUseIsRefusedAtOnce() {
         #expect(throws: AdminError.self) { try AdminClient(server: "ftp://127.0.0.1:1", adminToken: "t") }
         // TLS to an address proves nothing without the server's certificate to check against.
@@ -142,16 +163,37 @@ final class Listener: Sendable {
     }
 
     /// Accepts one connection, reads what it sends, writes `answer` and closes it.
-    func answerOnce(_ answer: String) {
+    func answerOnce(_ answer: String) { serve([[answer]]) }
+
+    /// Accepts a connection for each element of `connections` in turn; on each, reads a
+    /// request and writes an answer, for each of its answers, then closes it.
+    func serve(_ connections: [[String]]) {
         let descriptor = descriptor
         Thread.detachNewThread {
-            let connection = accept(descriptor, nil, nil)
-            guard connection >= 0 else { return }
-            var request = [UInt8](repeating: 0, count: 4096)
-            _ = read(connection, &request, request.count)
-            let bytes = Array(answer.utf8)
-            _ = write(connection, bytes, bytes.count)
-            close(connection)
+            for answers in connections {
+                let connection = accept(descriptor, nil, nil)
+                guard connection >= 0 else { return }
+                var pending: [UInt8] = []
+                for answer in answers {
+                    // A request (these have no body) ends at its blank line, however it was split.
+                    var ended = false
+                    while !ended {
+                        if let end = pending.indices.dropLast(3).first(where: { Array(pending[$0 ..< $0 + 4]) == Array("\r\n\r\n".utf8) }) {
+                            pending.removeFirst(end + 4)
+                            ended = true
+                            break
+                        }
+                        var chunk = [UInt8](repeating: 0, count: 4096)
+                        let count = read(connection, &chunk, chunk.count)
+                        guard count > 0 else { break }
+                        pending += chunk[..<count]
+                    }
+                    guard ended else { break }
+                    let bytes = Array(answer.utf8)
+                    _ = write(connection, bytes, bytes.count)
+                }
+                close(connection)
+            }
         }
     }
 

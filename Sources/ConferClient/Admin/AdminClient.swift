@@ -11,6 +11,8 @@ import NIOHTTP1
 ///
 /// Every call is one HTTP request with the admin token, over TLS for `https://` (trusting
 /// `trustedCertificates` for a self-signed server, as a ``MeetingClientConfiguration`` does).
+/// A client and its copies keep one connection open between requests, and send one request
+/// at a time on it.
 /// Failures are an ``AdminError`` a caller can switch on.
 ///
 /// ```swift
@@ -24,7 +26,7 @@ public struct AdminClient: Sendable {
     public let server: String
     /// How long one request may take, connecting included.
     public var timeout: Duration = .seconds(30)
-    private let exchange: HTTPExchange
+    private let connection: HTTPConnection
     private let adminToken: String
 
     /// A client of `server` (`http://`, `https://`, `ws://` or `wss://`) with the admin token
@@ -45,8 +47,8 @@ public struct AdminClient: Sendable {
         guard let (host, port) = Self.hostAndPort(authority, defaultPort: secure ? 443 : 80) else {
             throw .invalidConfiguration("the server URL has no usable host and port (got \(server))")
         }
-        exchange = HTTPExchange(host: host, port: port, tls: endpoint.tls,
-                                serverName: endpoint.sniHostname ?? (configuration.hostIsIPAddress ? nil : host), basePath: prefix)
+        connection = HTTPConnection(.init(host: host, port: port, tls: endpoint.tls,
+                                          serverName: endpoint.sniHostname ?? (configuration.hostIsIPAddress ? nil : host), basePath: prefix))
         self.server = server
         self.adminToken = adminToken
     }
@@ -113,14 +115,15 @@ public struct AdminClient: Sendable {
     private func request(_ method: HTTPMethod, _ path: String, json bytes: [UInt8]? = nil) async throws(AdminError) -> [UInt8] {
         var headers = [("Authorization", "Bearer \(adminToken)"), ("Accept", "application/json")]
         if bytes != nil { headers.append(("Content-Type", "application/json")) }
-        let response: HTTPExchange.Response
-        do throws(HTTPExchange.Failure) {
-            response = try await exchange.send(method, path, headers: headers, body: bytes, timeout: timeout)
+        let response: HTTPConnection.Response
+        do throws(HTTPConnection.Failure) {
+            response = try await connection.send(method, path, headers: headers, body: bytes, timeout: timeout)
         } catch {
             switch error {
             case .unreachable(let detail): throw .unreachable("\(detail): is `confer serve` running at \(server)?")
             case .timedOut: throw .timedOut
-            case .tooLarge: throw .unexpectedResponse("an answer over \(HTTPExchange.maximumBodyBytes >> 20) MiB")
+            case .tooLarge: throw .unexpectedResponse("an answer over \(HTTPConnection.maximumBodyBytes >> 20) MiB")
+            case .closedBeforeAnswer: throw .unreachable("the server closed the connection before answering")
             }
         }
         guard (200 ..< 300).contains(response.status) else { throw AdminError(status: response.status, body: response.body) }
