@@ -114,7 +114,8 @@ struct RoomsCommand: AsyncParsableCommand {
             The server sends the room at once and again at every change (its admin WebSocket, /v1/rooms/ROOM/watch); \
             the newest state is printed at most once per --interval seconds, for people only when what the table \
             shows changed. With --json, one line of the server's JSON per update, stamped with `t` (seconds since \
-            the start). With --wait, a room not open yet is waited for (looked for once a second). Exits 0 when             the room closes, 4 when the server shuts down or the connection drops.
+            the start). With --wait, a room not open yet is waited for (looked for once a second). Exits 0 when \
+            the room closes, 4 when the server shuts down or the connection drops.
             """)
         @Argument(help: "The room.") var room: String
         @Option(help: "Seconds between two updates at the least (changes in between show as the newest).") var interval = 1.0
