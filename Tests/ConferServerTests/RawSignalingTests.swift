@@ -161,7 +161,7 @@ struct RawSignalingTests {
         let (spoke, quiet) = try await (speaking, silent)
         #expect(spoke.texts.count == 1 && spoke.texts[0].1 >= .seconds(1), "nothing before it spoke: \(spoke.texts.map(\.1))")
         #expect((try? JSONDecoder().decode(RoomSnapshot.self, from: Data(spoke.texts.first?.0.utf8 ?? "".utf8)))?.room.id == "planning")
-        #expect(quiet.texts.isEmpty && quiet.code == DisconnectReason.refused.closeCode, "closed after its silence: \(String(describing: quiet.code))")
+        #expect(quiet.texts.isEmpty && quiet.code == DisconnectReason.timedOut.closeCode, "closed after its silence: \(String(describing: quiet.code))")
         await server.stop()
     }
 }

@@ -9,7 +9,8 @@ import HummingbirdWebSocket
 /// `{"watch": ROOM}`). Until then the server sends nothing, because a frame it sent at once
 /// could share a read with the `101 Switching Protocols` answer, and some WebSocket clients
 /// (swift-websocket's among them: about one connection in 150 on a loaded machine) lose such
-/// a frame and then wait forever. One that says nothing for ``firstFrameTimeout`` is closed.
+/// a frame and then wait forever. One that says nothing for ``firstFrameTimeout`` is closed
+/// as timed out, as a member that does not join is.
 ///
 /// With `Authorization: Bearer ADMIN-TOKEN` on the upgrade, the server then sends the room as
 /// `GET /v1/rooms/ROOM` answers it, once at once and again at every change, one text message
@@ -17,7 +18,7 @@ import HummingbirdWebSocket
 /// ``DisconnectReason/serverShutdown``'s when the server stops. Without the token, or for a
 /// room that is not open, it sends the admin API's error object (`{"error", "message"}`, the
 /// same codes as over HTTP) and closes with ``DisconnectReason/refused``'s code. What the
-/// administrator sends after its first frame is read and ignored.
+/// administrator sends after its first message is read and ignored.
 struct RoomWatchConnection {
     /// The path, under which `:room` names the room.
     static let path = "v1/rooms/:room/watch"
@@ -28,14 +29,8 @@ struct RoomWatchConnection {
     let adminToken: String?
 
     func run(request: Request, room: String?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
-        var frames = inbound.makeAsyncIterator()
-        let silence = Task {
-            try await Task.sleep(for: Self.firstFrameTimeout)
-            try await outbound.close(.unknown(DisconnectReason.refused.closeCode), reason: "the watch starts when the client speaks")
-        }
-        let first = try await frames.next()
-        silence.cancel()
-        guard first != nil else { return }
+        var frames = inbound.messages(maxSize: 1 << 20).makeAsyncIterator()
+        guard try await frames.firstText(within: Self.firstFrameTimeout, closing: outbound, reason: "no first message") != nil else { return }
         guard let adminToken else {
             return try await refuse(outbound, code: "Forbidden", "the admin API is off: start the server with --admin-token")
         }
@@ -57,7 +52,7 @@ struct RoomWatchConnection {
     }
 
     /// Sends each update until the watch ends, then says why; or stops when the administrator goes.
-    private func follow(_ updates: AsyncStream<RoomWatchUpdate>, frames: inout WebSocketInboundStream.AsyncIterator,
+    private func follow(_ updates: AsyncStream<RoomWatchUpdate>, frames: inout WebSocketInboundMessageStream.AsyncIterator,
                         outbound: WebSocketOutboundWriter) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
