@@ -65,9 +65,12 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // Glass to glass in a live meeting on loopback (run by peers/meeting-latency.sh).
+        // What the tools below share: their command line.
+        .target(name: "ToolSupport", path: "Tools/ToolSupport", swiftSettings: [.swiftLanguageMode(.v6)]),
         .executableTarget(
             name: "MeetingLatency",
             dependencies: [
+                "ToolSupport",
                 .product(name: "ConferLive", package: "Confer"),
                 .product(name: "ConferMedia", package: "Confer"),
                 .product(name: "ConferMixer", package: "Confer"),
@@ -82,6 +85,7 @@ let package = Package(
         .executableTarget(
             name: "SignalLoad",
             dependencies: [
+                "ToolSupport",
                 .product(name: "ConferSession", package: "Confer"),
                 .product(name: "ConferTokens", package: "Confer"),
                 .product(name: "WSClient", package: "swift-websocket"),
@@ -95,6 +99,7 @@ let package = Package(
         .executableTarget(
             name: "RoomWatchLoad",
             dependencies: [
+                "ToolSupport",
                 .product(name: "ConferClient", package: "Confer"),
                 .product(name: "ConferSession", package: "Confer"),
             ],
@@ -106,6 +111,7 @@ let package = Package(
         .executableTarget(
             name: "AdminRequests",
             dependencies: [
+                "ToolSupport",
                 .product(name: "ConferClient", package: "Confer"),
                 .product(name: "ConferSession", package: "Confer"),
             ],
@@ -117,6 +123,7 @@ let package = Package(
         .executableTarget(
             name: "CallLatency",
             dependencies: [
+                "ToolSupport",
                 .product(name: "ConferClient", package: "Confer"),
                 .product(name: "ConferLive", package: "Confer"),
                 .product(name: "ConferSession", package: "Confer"),
@@ -130,6 +137,7 @@ let package = Package(
         .executableTarget(
             name: "CallLogLoad",
             dependencies: [
+                "ToolSupport",
                 .product(name: "ConferServer", package: "Confer"),
                 .product(name: "ConferSession", package: "Confer"),
             ],

@@ -4,6 +4,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import ToolSupport
 
 /// One administrator's requests to `confer serve`'s admin API, one after another: `--requests`
 /// requests in turn reading a room (`GET /v1/rooms/ROOM`) and posting a chat line to it, first through ``AdminClient`` (what `confer rooms` runs: over NIO, one
@@ -16,14 +17,9 @@ import FoundationNetworking
 @main
 struct AdminRequests {
     static func main() async throws {
-        var arguments = [String: String]()
-        var iterator = CommandLine.arguments.dropFirst().makeIterator()
-        while let key = iterator.next() { arguments[key] = iterator.next() }
-        guard let server = arguments["--server"], let token = arguments["--admin-token"] else {
-            FileHandle.standardError.write(Data("usage: AdminRequests --server URL --admin-token T [--requests N] [--trust PEM]\n".utf8))
-            exit(2)
-        }
-        let requests = Int(arguments["--requests"] ?? "") ?? 500
+        let arguments = ToolArguments(usage: "AdminRequests --server URL --admin-token T [--requests N] [--trust PEM]")
+        let server = arguments.required("--server"), token = arguments.required("--admin-token")
+        let requests = arguments.int("--requests", default: 500)
         let admin = try AdminClient(server: server, adminToken: token, trustedCertificates: arguments["--trust"])
         let room = "benchmark-\(UInt32.random(in: 0 ... .max))"
         _ = try await admin.createRoom(room, name: "Admin requests")

@@ -3,6 +3,7 @@ import ConferLive
 import ConferSession
 import ConferTokens
 import Foundation
+import ToolSupport
 
 /// Call set-up on loopback against one `confer serve`: `--calls` video calls from alice to
 /// bob, each measured from the dial to the call ringing at bob's device (signaling only),
@@ -15,14 +16,9 @@ import Foundation
 @main
 struct CallLatency {
     static func main() async throws {
-        var arguments = [String: String]()
-        var iterator = CommandLine.arguments.dropFirst().makeIterator()
-        while let key = iterator.next() { arguments[key] = iterator.next() }
-        guard let server = arguments["--server"], let secret = arguments["--secret"] else {
-            FileHandle.standardError.write(Data("usage: CallLatency --server URL --secret S [--calls N]\n".utf8))
-            exit(2)
-        }
-        let count = Int(arguments["--calls"] ?? "") ?? 20
+        let arguments = ToolArguments(usage: "CallLatency --server URL --secret S [--calls N]")
+        let server = arguments.required("--server"), secret = arguments.required("--secret")
+        let count = arguments.int("--calls", default: 20)
         let issuer = try await TokenIssuer(secret: secret)
         func client(_ identity: String) async throws -> CallClient {
             let token = await issuer.sign(TokenClaims(callsFor: identity, notBefore: SessionTime.now(), lifetime: .seconds(3600)))

@@ -1,6 +1,7 @@
 import ConferServer
 import ConferSession
 import Foundation
+import ToolSupport
 
 /// The call log at scale: fills a fresh SQLite file (WAL, as `confer serve --db` keeps it)
 /// with `--calls` calls among `--users` users, then measures writing one more call (an
@@ -13,12 +14,10 @@ import Foundation
 @main
 struct CallLogLoad {
     static func main() throws {
-        var arguments = [String: String]()
-        var iterator = CommandLine.arguments.dropFirst().makeIterator()
-        while let key = iterator.next() { arguments[key] = iterator.next() }
-        let total = Int(arguments["--calls"] ?? "") ?? 100_000
-        let users = Int(arguments["--users"] ?? "") ?? 1000
-        let pages = Int(arguments["--pages"] ?? "") ?? 200
+        let arguments = ToolArguments(usage: "CallLogLoad [--calls N] [--users N] [--pages N] [--db FILE]")
+        let total = arguments.int("--calls", default: 100_000)
+        let users = arguments.int("--users", default: 1000)
+        let pages = arguments.int("--pages", default: 200)
         let path = arguments["--db"] ?? NSTemporaryDirectory() + "confer-calllog-\(getpid()).sqlite"
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         defer { if arguments["--db"] == nil { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } } }
@@ -126,7 +125,7 @@ struct CallLogLoad {
             "queries": rows, "indexedFirstPageMs": scan.indexed, "scanFirstPageMs": scan.scanned,
             "plan": plan, "userCallsOnFirstPages": mine,
             "peer": peer, "peerPairIndexMs": pair.pairIndex, "peerCallerIndexMs": pair.roleIndex, "peerPlan": pairPlan,
-            "fileBytes": ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) ?? 0,
+            "fileBytes": (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0,
         ]
         let data = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys])
         FileHandle.standardOutput.write(data + Data("\n".utf8))

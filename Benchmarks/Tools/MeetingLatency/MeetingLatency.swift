@@ -5,6 +5,7 @@ import ConferNet
 import ConferSRTP
 import Foundation
 import Synchronization
+import ToolSupport
 
 /// Glass to glass in a live meeting on loopback: a host (LiveMeetingHost) and N participants
 /// (LiveMeetingParticipant), each on its own UDP socket with SRTP, in this process on the wall
@@ -18,11 +19,9 @@ import Synchronization
 @main
 struct MeetingLatency {
     static func main() async throws {
-        var arguments = [String: String]()
-        var iterator = CommandLine.arguments.dropFirst().makeIterator()
-        while let key = iterator.next() { arguments[key] = iterator.next() }
-        let count = max(2, Int(arguments["--participants"] ?? "") ?? 4)
-        let seconds = Double(arguments["--seconds"] ?? "") ?? 10
+        let arguments = ToolArguments(usage: "MeetingLatency [--participants N] [--seconds S] [--codec C]")
+        let count = max(2, arguments.int("--participants", default: 4))
+        let seconds = arguments.double("--seconds", default: 10)
         let codec = Codec(rawValue: arguments["--codec"] ?? "vp8") ?? .vp8
         let plan = LiveMeetingPlan(codec: codec, canvasWidth: 640, canvasHeight: 360, frameRate: 24)
 
@@ -49,7 +48,7 @@ struct MeetingLatency {
             }
             let control = LiveMeetingControl()
             controls.append(control)
-            tasks.append(Task { try await LiveMeetingParticipant.run(configuration, control: control) })
+            tasks.append(Task { [configuration] in try await LiveMeetingParticipant.run(configuration, control: control) })
             while control.localPort == nil { try await Task.sleep(for: .milliseconds(10)) }
             hostControl.send(.address(identity: "p\(slot)", host: "127.0.0.1", port: control.localPort!))
         }

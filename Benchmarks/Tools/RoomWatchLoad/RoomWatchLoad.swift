@@ -5,6 +5,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Synchronization
+import ToolSupport
 
 /// How administrators follow a room on one `confer serve`, pushed against polled: `--watchers`
 /// watchers follow a room while an administrator posts `--changes` chat lines `--gap-ms` apart
@@ -18,17 +19,13 @@ import Synchronization
 @main
 struct RoomWatchLoad {
     static func main() async throws {
-        var arguments = [String: String]()
-        var iterator = CommandLine.arguments.dropFirst().makeIterator()
-        while let key = iterator.next() { arguments[key] = iterator.next() }
-        guard let server = arguments["--server"], let admin = arguments["--admin-token"] else {
-            FileHandle.standardError.write(Data("usage: RoomWatchLoad --server URL --admin-token T [--server-pid PID] [--watchers N] [--changes N] [--gap-ms MS] [--interval S]\n".utf8))
-            exit(2)
-        }
-        let watchers = Int(arguments["--watchers"] ?? "") ?? 20
-        let changes = Int(arguments["--changes"] ?? "") ?? 100
-        let gap = Double(arguments["--gap-ms"] ?? "") ?? 50
-        let interval = Double(arguments["--interval"] ?? "") ?? 1
+        let arguments = ToolArguments(
+            usage: "RoomWatchLoad --server URL --admin-token T [--server-pid PID] [--watchers N] [--changes N] [--gap-ms MS] [--interval S]")
+        let server = arguments.required("--server"), admin = arguments.required("--admin-token")
+        let watchers = arguments.int("--watchers", default: 20)
+        let changes = arguments.int("--changes", default: 100)
+        let gap = arguments.double("--gap-ms", default: 50)
+        let interval = arguments.double("--interval", default: 1)
         let pid = arguments["--server-pid"].flatMap { Int32($0) }
         let api = AdminAPI(server: server, token: admin)
 

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import Synchronization
 import WSClient
+import ToolSupport
 
 /// Load on one `confer serve`: `--rooms` rooms of `--members` members each (one host, which
 /// approves every request, and participants) join over real WebSockets, each room chats, and
@@ -15,17 +16,12 @@ import WSClient
 @main
 struct SignalLoad {
     static func main() async throws {
-        var arguments = [String: String]()
-        var iterator = CommandLine.arguments.dropFirst().makeIterator()
-        while let key = iterator.next() { arguments[key] = iterator.next() }
-        guard let server = arguments["--server"], let secret = arguments["--secret"] else {
-            FileHandle.standardError.write(Data("usage: SignalLoad --server URL --secret S [--server-pid PID] [--rooms N] [--members N] [--messages N]\n".utf8))
-            exit(2)
-        }
-        let rooms = Int(arguments["--rooms"] ?? "") ?? 100
-        let perRoom = Int(arguments["--members"] ?? "") ?? 10
-        let messages = Int(arguments["--messages"] ?? "") ?? 3
-        let inFlight = Int(arguments["--in-flight"] ?? "") ?? 16
+        let arguments = ToolArguments(usage: "SignalLoad --server URL --secret S [--server-pid PID] [--rooms N] [--members N] [--messages N] [--in-flight N]")
+        let server = arguments.required("--server"), secret = arguments.required("--secret")
+        let rooms = arguments.int("--rooms", default: 100)
+        let perRoom = arguments.int("--members", default: 10)
+        let messages = arguments.int("--messages", default: 3)
+        let inFlight = arguments.int("--in-flight", default: 16)
         let pid = arguments["--server-pid"].flatMap { Int32($0) }
         let url = server.replacingOccurrences(of: "http://", with: "ws://") + "/v1/signal"
         let issuer = try await TokenIssuer(secret: secret)
