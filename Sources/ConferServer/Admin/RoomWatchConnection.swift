@@ -5,11 +5,11 @@ import HummingbirdWebSocket
 
 /// `GET /v1/rooms/ROOM/watch` upgraded to a WebSocket: an administrator's live view of a room.
 ///
-/// The administrator speaks first: any text frame (``ConferClient``'s `RoomWatch` sends
+/// The administrator speaks first: any message (``ConferClient``'s `RoomWatch` sends
 /// `{"watch": ROOM}`). Until then the server sends nothing, because a frame it sent at once
 /// could share a read with the `101 Switching Protocols` answer, and some WebSocket clients
 /// (swift-websocket's among them: about one connection in 150 on a loaded machine) lose such
-/// a frame and then wait forever. One that says nothing for ``firstFrameTimeout`` is closed
+/// a frame and then wait forever. One that says nothing for ``firstMessageTimeout`` is closed
 /// as timed out, as a member that does not join is.
 ///
 /// With `Authorization: Bearer ADMIN-TOKEN` on the upgrade, the server then sends the room as
@@ -22,15 +22,15 @@ import HummingbirdWebSocket
 struct RoomWatchConnection {
     /// The path, under which `:room` names the room.
     static let path = "v1/rooms/:room/watch"
-    /// How long the server waits for the administrator's first frame.
-    static let firstFrameTimeout: Duration = .seconds(10)
+    /// How long the server waits for the administrator's first message.
+    static let firstMessageTimeout: Duration = .seconds(10)
 
     let hub: RoomHub
     let adminToken: String?
 
     func run(request: Request, room: String?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
         var frames = inbound.messages(maxSize: 1 << 20).makeAsyncIterator()
-        guard try await frames.firstText(within: Self.firstFrameTimeout, closing: outbound, reason: "no first message") != nil else { return }
+        guard try await frames.firstText(within: Self.firstMessageTimeout, closing: outbound, reason: "no first message") != nil else { return }
         guard let adminToken else {
             return try await refuse(outbound, code: "Forbidden", "the admin API is off: start the server with --admin-token")
         }
@@ -69,6 +69,7 @@ struct RoomWatchConnection {
             group.cancelAll()
         }
     }
+
     private func refuse(_ outbound: WebSocketOutboundWriter, code: String, _ message: String) async throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
