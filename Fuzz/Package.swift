@@ -13,6 +13,8 @@ let names = ((try? FileManager.default.contentsOfDirectory(atPath: here.appendin
 
 let confer: [Target.Dependency] = ["Confer", "ConferMedia", "ConferCodecs", "ConferRTP", "ConferSRTP", "ConferMixer",
                                     "ConferJitter", "ConferNet", "ConferSession"].map { .product(name: $0, package: "Confer") }
+// Targets that need more than the media and session modules: the admin client brings NIO.
+let extra: [String: [Target.Dependency]] = ["FuzzAdminAnswer": [.product(name: "ConferClient", package: "Confer")]]
 
 let package = Package(
     name: "ConferFuzz",
@@ -28,7 +30,7 @@ let package = Package(
     ] + names.map { name in
         .executableTarget(
             name: name,
-            dependencies: ["FuzzSupport", "FuzzTraffic"] + confer,
+            dependencies: ["FuzzSupport", "FuzzTraffic"] + confer + (extra[name] ?? []),
             swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-parse-as-library"])]
         )
     }

@@ -39,6 +39,7 @@ func generatorMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoint
     let calls = callScripts()
     seeds.write("FuzzCallSwitchboard", calls.seeds)
     signalSeeds(&seeds, server: rooms.serverMessages, callServer: calls.serverMessages, callClient: calls.clientMessages)
+    adminSeeds(&seeds, server: rooms.serverMessages)
     textSeeds(&seeds)
     seeds.report()
     return 0

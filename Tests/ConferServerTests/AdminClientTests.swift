@@ -123,6 +123,19 @@ struct AdminClientTests {
         withExtendedLifetime((kept, closing)) {}
     }
 
+    /// Interim answers (100 Continue, 103 Early Hints) are read past to the real one, as a
+    /// client must (RFC 9110 §15.2): NIO's decoder drops them by its default strategy, which
+    /// this keeps the client on.
+    @Test func anInterimAnswerIsReadPast() async throws {
+        let hinting = try Listener()
+        hinting.answerOnce("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n"
+            + "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n[]")
+        var client = try AdminClient(server: "http://127.0.0.1:\(hinting.port)", adminToken: "t")
+        client.timeout = .seconds(5)
+        #expect(try await client.rooms().isEmpty)
+        withExtendedLifetime(hinting) {}
+    }
+
     @Test func aServerURLItCannotUseIsRefusedAtOnce() {
         #expect(throws: AdminError.self) { try AdminClient(server: "ftp://127.0.0.1:1", adminToken: "t") }
         // TLS to an address proves nothing without the server's certificate to check against.
