@@ -89,6 +89,41 @@ import Testing
         #expect(h.events(alice).contains(.memberLeft(identity: "host", reason: .tokenExpired)))
     }
 
+    /// A token signed by an application's own backend may say it never expires with the
+    /// largest `exp` JWT can carry; its member stays, and no time sum traps on it.
+    @Test func aTokenThatNeverExpiresKeepsItsMember() {
+        var h = RoomHarness()
+        let forever = TokenClaims(identity: "host", name: "Host", room: "room", role: .host, notBefore: 0, expires: .max)
+        #expect(throws: Never.self) { try forever.check(room: "room", at: h.now) }
+        #expect(forever.expiry == SessionTime(milliseconds: .max))
+        let host = SessionAddress(identity: "host", connection: 1)
+        h.apply(h.room.join(forever, on: host, at: h.now))
+        let member = h.join("p", .participant)
+        h.send(.approve(identity: "p"), from: host)
+        #expect(h.room.members.map(\.identity).sorted() == ["host", "p"])
+        for _ in 0 ..< 4 {
+            h.advance(.seconds(9))
+            h.send(.ping(sent: nil), from: host)
+            h.send(.ping(sent: nil), from: member)
+        }
+        #expect(h.ended[host] == nil && h.ended[member] == nil)
+        #expect(TokenClaims(identity: "a", room: "r", role: .host, notBefore: h.now, lifetime: .seconds(Int64.max)).expires
+            == Int64.max / 1000, "a lifetime past the end of time ends there")
+    }
+
+    /// Session time holds at its bounds instead of trapping, and rounds seconds down on both
+    /// sides of its origin, as JWT's whole seconds are compared.
+    @Test func sessionTimeHoldsAtItsBoundsAndRoundsSecondsDown() {
+        let end = SessionTime(milliseconds: .max), start = SessionTime(milliseconds: .min)
+        #expect(end + .seconds(1) == end && start - .seconds(1) == start)
+        #expect(start + .seconds(-Int64.max) == start && end - .seconds(-Int64.max) == end)
+        #expect(end - start == .milliseconds(Int64.max) && start - end == .milliseconds(Int64.min))
+        #expect(SessionTime(milliseconds: 1_999).wholeSeconds == 1 && SessionTime(milliseconds: -1).wholeSeconds == -1)
+        #expect(SessionTime(milliseconds: -1_000).wholeSeconds == -1 && SessionTime(milliseconds: -1_001).wholeSeconds == -2)
+        #expect(start.wholeSeconds == Int64.min / 1000 - 1)
+        #expect(SessionTime(milliseconds: 5_000) - .milliseconds(1_500) == SessionTime(milliseconds: 3_500))
+    }
+
     @Test func theNextDeadlineIsTheEarliestRule() {
         var h = RoomHarness()
         let start = h.now

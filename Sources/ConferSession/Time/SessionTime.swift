@@ -17,7 +17,10 @@ public struct SessionTime: Hashable, Comparable, Sendable, Codable, CustomString
     public static func seconds(_ seconds: Double) -> SessionTime { SessionTime(milliseconds: Int64((seconds * 1000).rounded())) }
 
     /// Whole seconds since the origin, rounded down (JWT's `nbf`/`exp` resolution).
-    public var wholeSeconds: Int64 { milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000 }
+    public var wholeSeconds: Int64 {
+        let (seconds, rest) = milliseconds.quotientAndRemainder(dividingBy: 1000)
+        return rest < 0 ? seconds - 1 : seconds
+    }
 
     /// The wall clock now.
     public static func now() -> SessionTime {
@@ -27,18 +30,21 @@ public struct SessionTime: Hashable, Comparable, Sendable, Codable, CustomString
 
     public static func < (lhs: SessionTime, rhs: SessionTime) -> Bool { lhs.milliseconds < rhs.milliseconds }
 
-    /// `time` moved on by `duration`.
+    /// `time` moved on by `duration`; past the end of the clock it stays at the end (a token
+    /// that "never" expires is as far ahead as an instant can be, not a trap).
     public static func + (time: SessionTime, duration: Duration) -> SessionTime {
-        SessionTime(milliseconds: time.milliseconds + duration.sessionMilliseconds)
+        SessionTime(milliseconds: time.milliseconds.saturatingSum(duration.sessionMilliseconds))
     }
 
-    /// `time` moved back by `duration`.
+    /// `time` moved back by `duration`, held at the clock's bounds as `+` is.
     public static func - (time: SessionTime, duration: Duration) -> SessionTime {
-        SessionTime(milliseconds: time.milliseconds - duration.sessionMilliseconds)
+        SessionTime(milliseconds: time.milliseconds.saturatingDifference(duration.sessionMilliseconds))
     }
 
     /// The duration from `rhs` to `lhs`.
-    public static func - (lhs: SessionTime, rhs: SessionTime) -> Duration { .milliseconds(lhs.milliseconds - rhs.milliseconds) }
+    public static func - (lhs: SessionTime, rhs: SessionTime) -> Duration {
+        .milliseconds(lhs.milliseconds.saturatingDifference(rhs.milliseconds))
+    }
 
     public var description: String { "\(Double(milliseconds) / 1000) s" }
 
@@ -53,10 +59,12 @@ public struct SessionTime: Hashable, Comparable, Sendable, Codable, CustomString
 }
 
 extension Duration {
-    /// Whole milliseconds, rounded down.
+    /// Whole milliseconds, rounded down, and held within Int64 for the longest durations.
     package var sessionMilliseconds: Int64 {
         let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        let (milliseconds, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+        if overflow { return seconds < 0 ? .min : .max }
+        return milliseconds.saturatingSum(attoseconds / 1_000_000_000_000_000)
     }
 }
 
@@ -75,5 +83,19 @@ private final class WallAnchor: Sendable {
 
     func time(at instant: ContinuousClock.Instant) -> SessionTime {
         SessionTime(milliseconds: wall + (instant - monotonic).sessionMilliseconds)
+    }
+}
+
+extension Int64 {
+    /// `self + other`, held at `.max` or `.min` where the sum would overflow.
+    package func saturatingSum(_ other: Int64) -> Int64 {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? (other > 0 ? .max : .min) : sum
+    }
+
+    /// `self - other`, held at `.max` or `.min` where the difference would overflow.
+    package func saturatingDifference(_ other: Int64) -> Int64 {
+        let (difference, overflow) = subtractingReportingOverflow(other)
+        return overflow ? (other < 0 ? .max : .min) : difference
     }
 }

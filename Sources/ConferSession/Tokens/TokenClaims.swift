@@ -35,8 +35,12 @@ public struct TokenClaims: Sendable, Codable, Hashable {
         self.expires = expires
     }
 
-    /// When the token stops being valid.
-    public var expiry: SessionTime { SessionTime(milliseconds: expires * 1000) }
+    /// When the token stops being valid. An `exp` too far ahead for milliseconds (a token an
+    /// application signed to last "forever") is the end of the clock.
+    public var expiry: SessionTime {
+        let (milliseconds, overflow) = expires.multipliedReportingOverflow(by: 1000)
+        return SessionTime(milliseconds: overflow ? (expires > 0 ? .max : .min) : milliseconds)
+    }
 
     /// Checks the times and the room; the signature was checked by whoever decoded it.
     public func check(room expected: String?, at now: SessionTime) throws(SessionRefusal) {
