@@ -13,8 +13,10 @@ let names = ((try? FileManager.default.contentsOfDirectory(atPath: here.appendin
 
 let confer: [Target.Dependency] = ["Confer", "ConferMedia", "ConferCodecs", "ConferRTP", "ConferSRTP", "ConferMixer",
                                     "ConferJitter", "ConferNet", "ConferSession"].map { .product(name: $0, package: "Confer") }
-// Targets that need more than the media and session modules: the admin client brings NIO.
-let extra: [String: [Target.Dependency]] = ["FuzzAdminAnswer": [.product(name: "ConferClient", package: "Confer")]]
+// Targets that need more than the media and session modules: the admin client brings NIO,
+// the tokens jwt-kit.
+let extra: [String: [Target.Dependency]] = ["FuzzAdminAnswer": [.product(name: "ConferClient", package: "Confer")],
+                                            "FuzzToken": [.product(name: "ConferTokens", package: "Confer")]]
 
 let package = Package(
     name: "ConferFuzz",
@@ -25,7 +27,7 @@ let package = Package(
         // Real participant traffic and checkers shared by the pipeline targets (a library, not a fuzz target).
         .target(name: "FuzzTraffic", dependencies: confer, path: "Traffic", swiftSettings: [.swiftLanguageMode(.v6)]),
         // Writes Seeds/ (see make-seeds); not a fuzz target, so it lives outside Sources/.
-        .executableTarget(name: "FuzzSeedGenerator", dependencies: ["FuzzTraffic"] + confer, path: "SeedGenerator",
+        .executableTarget(name: "FuzzSeedGenerator", dependencies: ["FuzzTraffic"] + confer + (extra["FuzzToken"] ?? []), path: "SeedGenerator",
                           swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-parse-as-library"])]),
     ] + names.map { name in
         .executableTarget(

@@ -40,6 +40,7 @@ func generatorMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoint
     seeds.write("FuzzCallSwitchboard", calls.seeds)
     signalSeeds(&seeds, server: rooms.serverMessages, callServer: calls.serverMessages, callClient: calls.clientMessages)
     adminSeeds(&seeds, server: rooms.serverMessages)
+    tokenSeeds(&seeds)
     textSeeds(&seeds)
     seeds.report()
     return 0
