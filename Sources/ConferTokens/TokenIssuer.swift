@@ -1,4 +1,9 @@
 public import ConferSession
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import JWTKit
 
 /// Why a secret cannot sign tokens.
@@ -33,7 +38,11 @@ public struct TokenIssuer: Sendable {
         let bytes = secret.utf8.count
         guard bytes >= Self.minimumSecretBytes else { throw .tooShort(bytes: bytes) }
         let keys = JWTKeyCollection()
-        await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
+        // Keys in order: the same claims always make the same token (jwt-kit's default
+        // encoder writes them in a different order each run).
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256, serializer: DefaultJWTSerializer(jsonEncoder: encoder))
         self.keys = keys
     }
 
