@@ -27,7 +27,7 @@ let package = Package(
         // Real participant traffic and checkers shared by the pipeline targets (a library, not a fuzz target).
         .target(name: "FuzzTraffic", dependencies: confer, path: "Traffic", swiftSettings: [.swiftLanguageMode(.v6)]),
         // Writes Seeds/ (see make-seeds); not a fuzz target, so it lives outside Sources/.
-        .executableTarget(name: "FuzzSeedGenerator", dependencies: ["FuzzTraffic"] + confer + (extra["FuzzToken"] ?? []), path: "SeedGenerator",
+        .executableTarget(name: "FuzzSeedGenerator", dependencies: ["FuzzSupport", "FuzzTraffic"] + confer + (extra["FuzzToken"] ?? []), path: "SeedGenerator",
                           swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-parse-as-library"])]),
     ] + names.map { name in
         .executableTarget(

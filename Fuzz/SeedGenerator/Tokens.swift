@@ -1,7 +1,6 @@
 import ConferSession
 import ConferTokens
-import Dispatch
-import Synchronization
+import FuzzSupport
 
 // Seeds for FuzzToken. Even first byte: claims for the target to sign, one for each way a
 // token is taken or refused (each role, expired, not yet valid, another room, no identity, an
@@ -50,27 +49,4 @@ func tokenSeeds(_ seeds: inout SeedWriter) {
     ]
     for (name, token) in texts { files.append(("text-\(name)", [1] + Array(token.utf8))) }
     seeds.write("FuzzToken", files)
-}
-
-/// Runs `body` on the concurrency pool and waits for it (TokenIssuer is async).
-private func awaited<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
-    let box = AwaitedValue<T>()
-    Task { box.put(await body()) }
-    return box.take()
-}
-
-/// One value handed from a task to the generator's thread.
-private final class AwaitedValue<T: Sendable>: Sendable {
-    private let value = Mutex<T?>(nil)
-    private let ready = DispatchSemaphore(value: 0)
-
-    func put(_ new: T) {
-        value.withLock { $0 = new }
-        ready.signal()
-    }
-
-    func take() -> T {
-        ready.wait()
-        return value.withLock { $0 }!
-    }
 }

@@ -8,7 +8,6 @@ import ConferSession
 #if canImport(Glibc)
 import Glibc
 #endif
-import Dispatch
 import Synchronization
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -56,10 +55,9 @@ private func check(_ result: Result<Void, AdminError>, against status: Int?) {
 /// Makes AdminClient call `call` while the server writes `answer`; its result, and the
 /// server's side of the connection (-1 if the client never connected).
 private func exchange(call: Int, answer: [UInt8]) -> (Result<Void, AdminError>, Int32) {
-    let outcome = Outcome()
     var client = try! AdminClient(server: "http://127.0.0.1:\(AnswerServer.shared.port)", adminToken: "fuzz")
     client.timeout = .seconds(5)
-    Task { [client] in
+    let outcome = TaskResult { [client] () async -> Result<Void, AdminError> in
         do throws(AdminError) {
             switch call {
             case 0: _ = try await client.rooms()
@@ -70,30 +68,13 @@ private func exchange(call: Int, answer: [UInt8]) -> (Result<Void, AdminError>, 
             case 5: try await client.kick("p1", from: "r")
             default: try await client.setRole(of: "p1", to: .host, in: "r")
             }
-            outcome.finish(.success(()))
+            return .success(())
         } catch {
-            outcome.finish(.failure(error))
+            return .failure(error)
         }
     }
     let connection = AnswerServer.shared.answer(with: answer)
-    return (outcome.wait(), connection)
-}
-
-/// A call's result, handed from its task to the fuzzing thread.
-private final class Outcome: Sendable {
-    private let result = Mutex<Result<Void, AdminError>?>(nil)
-    private let done = DispatchSemaphore(value: 0)
-
-    func finish(_ value: Result<Void, AdminError>) {
-        result.withLock { $0 = value }
-        done.signal()
-    }
-
-    /// The result; traps when none came 10 s after the server closed its side.
-    func wait() -> Result<Void, AdminError> {
-        precondition(done.wait(timeout: .now() + 10) == .success, "an admin call did not end 10 s after the server closed its side")
-        return result.withLock { $0 }!
-    }
+    return (outcome.wait("an admin call, after the server closed its side,"), connection)
 }
 
 /// The status code of an HTTP/1.x status line at the start of `answer` (after any empty

@@ -8,8 +8,6 @@ import FuzzSupport
 // signed here must come back with the very claims signed, or with the refusal check gives.
 import ConferSession
 import ConferTokens
-import Dispatch
-import Synchronization
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -31,7 +29,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     func string(_ index: Int) -> String { index < strings.count ? strings[index] : "" }
     let claims = TokenClaims(identity: string(0), name: string(1), room: string(2), role: role, notBefore: notBefore, expires: expires)
     let joined = strings.count > 3 ? string(3) : nil
-    let token = wait { await issuer.sign(claims) }
+    let token = awaited { await issuer.sign(claims) }
     let verified = verify(token, room: joined, at: now)
 
     let expected: Result<TokenClaims, SessionRefusal>
@@ -48,7 +46,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 }
 
 /// The issuer every input is signed and verified with.
-private let issuer = wait { try! await TokenIssuer(secret: "confer fuzzing secret, thirty-two bytes or more") }
+private let issuer = awaited { try! await TokenIssuer(secret: "confer fuzzing secret, thirty-two bytes or more") }
 
 /// Joins a room for `claims` at `now`, then lets time run to the token's end and past it:
 /// the member is in (or waiting) first, and gone at the end of the clock.
@@ -73,33 +71,10 @@ private func expectTokenRefusal(_ refusal: SessionRefusal) {
     }
 }
 
-/// Runs `body` on the concurrency pool and waits for it (TokenIssuer's keys are async).
-private func wait<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
-    let box = Box<T>()
-    Task { box.put(await body()) }
-    return box.take()
-}
-
 /// The issuer's verdict on `token` for `room` at `now`.
 private func verify(_ token: String, room: String?, at now: SessionTime) -> Result<TokenClaims, SessionRefusal> {
-    wait { () async -> Result<TokenClaims, SessionRefusal> in
+    awaited { () async -> Result<TokenClaims, SessionRefusal> in
         do throws(SessionRefusal) { return .success(try await issuer.verify(token, room: room, at: now)) } catch { return .failure(error) }
-    }
-}
-
-/// One value handed from a task to the fuzzing thread.
-private final class Box<T: Sendable>: Sendable {
-    private let value = Mutex<T?>(nil)
-    private let ready = DispatchSemaphore(value: 0)
-
-    func put(_ new: T) {
-        value.withLock { $0 = new }
-        ready.signal()
-    }
-
-    func take() -> T {
-        precondition(ready.wait(timeout: .now() + 10) == .success, "a token call did not end in 10 s")
-        return value.withLock { $0 }!
     }
 }
 
