@@ -21,3 +21,9 @@ fuzz_options() {
 # --disable-build-manifest-caching: a file added to a target of the parent package (a path
 # dependency) was otherwise left out of the cached build plan ("cannot find … in scope").
 fuzz_build_flags=(-c debug --manifest-cache none --disable-build-manifest-caching --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -O)
+
+# Swift's crash backtracer, started when a target traps, outlives a target that libFuzzer's own
+# handler has already ended, and keeps the output pipe open: `… | tail -n 3` in run then waits
+# for ever (seen here: a trapping input held the pipe for ten minutes, under `timeout 60` too).
+# libFuzzer reports the crash, its stack and the input without it.
+export SWIFT_BACKTRACE=enable=no
