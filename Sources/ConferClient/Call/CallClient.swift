@@ -187,7 +187,7 @@ public actor CallClient {
             everConnected = true
             machine.opened()
             publishState()
-            startPinging(every: .milliseconds(Int64(max(0.5, keepalive) * 1000)), on: link)
+            startPinging(every: PingInterval.forKeepalive(keepalive), on: link)
             let waiters = signInWaiters
             signInWaiters.removeAll()
             for waiter in waiters { waiter.resume() }

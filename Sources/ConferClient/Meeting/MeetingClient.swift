@@ -172,7 +172,7 @@ public actor MeetingClient {
             everConnected = true
             machine.opened()
             publishState()
-            startPinging(every: .milliseconds(Int64(max(0.5, keepalive) * 1000)), on: link)
+            startPinging(every: PingInterval.forKeepalive(keepalive), on: link)
         case .waiting(let request):
             events.send(.waiting(request))
         case .joined(let snapshot):
