@@ -1,4 +1,5 @@
 import ConferSession
+import Foundation
 import Testing
 
 @Suite struct RoomLifecycleTests {
@@ -122,6 +123,18 @@ import Testing
         #expect(SessionTime(milliseconds: -1_000).wholeSeconds == -1 && SessionTime(milliseconds: -1_001).wholeSeconds == -2)
         #expect(start.wholeSeconds == Int64.min / 1000 - 1)
         #expect(SessionTime(milliseconds: 5_000) - .milliseconds(1_500) == SessionTime(milliseconds: 3_500))
+        #expect(SessionTime.seconds(1e300) == end && SessionTime.seconds(-.infinity) == start)
+        #expect(SessionTime.seconds(.nan) == SessionTime(milliseconds: 0) && SessionTime.seconds(1.5) == SessionTime(milliseconds: 1_500))
+    }
+
+    /// Rules read from JSON take durations in seconds, from none to a year; others are refused
+    /// as data errors rather than trapping on the way to milliseconds.
+    @Test func rulesReadFromJSONRefuseDurationsOutOfRange() throws {
+        let rules = try JSONDecoder().decode(RoomRules.self, from: Data(#"{"keepaliveTimeout": 12.5}"#.utf8))
+        #expect(rules.keepaliveTimeout == .milliseconds(12_500) && rules.reconnectGrace == RoomRules().reconnectGrace)
+        for bad in ["1e300", "-1", "31700000"] {
+            #expect(throws: DecodingError.self) { try JSONDecoder().decode(RoomRules.self, from: Data(#"{"reconnectGrace": \#(bad)}"#.utf8)) }
+        }
     }
 
     @Test func theNextDeadlineIsTheEarliestRule() {

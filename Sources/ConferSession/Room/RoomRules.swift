@@ -33,7 +33,12 @@ public struct RoomRules: Sendable, Hashable, Codable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let defaults = RoomRules()
         func seconds(_ key: CodingKeys, _ fallback: Duration) throws -> Duration {
-            try c.decodeIfPresent(Double.self, forKey: key).map { .milliseconds(Int64(($0 * 1000).rounded())) } ?? fallback
+            guard let seconds = try c.decodeIfPresent(Double.self, forKey: key) else { return fallback }
+            // A year at most: longer is a mistake, and past 2^63 ms it could not be held.
+            guard seconds >= 0, seconds <= 366 * 86_400 else {
+                throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "\(seconds) s is not between 0 and a year")
+            }
+            return .milliseconds(Int64((seconds * 1000).rounded()))
         }
         emptyTimeout = try seconds(.emptyTimeout, defaults.emptyTimeout)
         unusedTimeout = try seconds(.unusedTimeout, defaults.unusedTimeout)

@@ -13,8 +13,13 @@ public struct SessionTime: Hashable, Comparable, Sendable, Codable, CustomString
     /// An instant `milliseconds` after the origin.
     public init(milliseconds: Int64) { self.milliseconds = milliseconds }
 
-    /// An instant `seconds` after the origin.
-    public static func seconds(_ seconds: Double) -> SessionTime { SessionTime(milliseconds: Int64((seconds * 1000).rounded())) }
+    /// An instant `seconds` after the origin, held at the clock's bounds as its sums are
+    /// (NaN: the origin).
+    public static func seconds(_ seconds: Double) -> SessionTime {
+        let milliseconds = (seconds * 1000).rounded()
+        if milliseconds.isNaN { return SessionTime(milliseconds: 0) }
+        return SessionTime(milliseconds: milliseconds >= 0x1p63 ? .max : milliseconds < -0x1p63 ? .min : Int64(milliseconds))
+    }
 
     /// Whole seconds since the origin, rounded down (JWT's `nbf`/`exp` resolution).
     public var wholeSeconds: Int64 {
