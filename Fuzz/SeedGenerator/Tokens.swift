@@ -19,7 +19,7 @@ func tokenSeeds(_ seeds: inout SeedWriter) {
     func claims(_ name: String, role: UInt8, notBefore: Int64, expires: Int64, now: Int64, identity: String = "alice",
                 room: String = "standup", joined: String? = "standup") {
         var bytes: [UInt8] = [0, role]
-        for value in [notBefore, expires, now] { bytes += (0 ..< 8).map { UInt8(truncatingIfNeeded: UInt64(bitPattern: value) >> UInt64(8 * $0)) } }
+        for value in [notBefore, expires, now] { bytes += (0 ..< 8).reversed().map { UInt8(truncatingIfNeeded: UInt64(bitPattern: value) >> UInt64(8 * $0)) } }
         let strings = [identity, "Alice Liddell", room] + (joined.map { [$0] } ?? [])
         bytes += Array(strings.joined(separator: "\u{0}").utf8)
         files.append(("claims-\(name)", bytes))

@@ -22,6 +22,14 @@ public struct FuzzInput {
         return Int(high) << 8 | Int(low)
     }
 
+    /// A big-endian 64-bit integer; bytes past the end read as zero, so a short input still
+    /// says a number.
+    public mutating func int64() -> Int64 {
+        var value: UInt64 = 0
+        for _ in 0 ..< 8 { value = value << 8 | UInt64(byte() ?? 0) }
+        return Int64(bitPattern: value)
+    }
+
     /// Up to `count` bytes: fewer when the input ends first.
     public mutating func bytes(upTo count: Int) -> [UInt8] {
         let end = min(bytes.count, offset + count)

@@ -5,6 +5,7 @@ import FuzzSupport
 // kind agrees with the status line it was given, and connections must not pile up.
 import ConferClient
 import ConferSession
+import FuzzTraffic
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -22,7 +23,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     // After an interim answer (1xx) the verdict is the next answer's, which is not checked.
     let status = statusCode(of: answer)
     let interim = status.map { (100 ..< 200).contains($0) && $0 != 101 } ?? false
-    if interim, case .failure(let error) = result { precondition(error != .timedOut, "timed out after an interim answer") }
+    if interim, case .failure(let error) = result { require(error != .timedOut, "timed out after an interim answer") }
     if !interim { check(result, against: status) }
     AnswerServer.shared.checkDescriptors()
     return 0
@@ -32,21 +33,21 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 private func check(_ result: Result<Void, AdminError>, against status: Int?) {
     switch result {
     case .success:
-        precondition(status.map { (200 ..< 300).contains($0) } ?? false, "an answer of status \(status.map(String.init) ?? "none") was taken as success")
+        require(status.map { (200 ..< 300).contains($0) } ?? false, "an answer of status \(status.map(String.init) ?? "none") was taken as success")
     case .failure(.unauthorized):
-        precondition(status == 401, "unauthorized from status \(status.map(String.init) ?? "none")")
+        require(status == 401, "unauthorized from status \(status.map(String.init) ?? "none")")
     case .failure(.adminDisabled):
-        precondition(status == 403, "adminDisabled from status \(status.map(String.init) ?? "none")")
+        require(status == 403, "adminDisabled from status \(status.map(String.init) ?? "none")")
     case .failure(.rejected(let code, let message)):
-        precondition(code == status && !(200 ..< 300).contains(code) && code != 401 && code != 403, "rejected(\(code)) from status \(status.map(String.init) ?? "none")")
-        precondition(!message.isEmpty, "a rejection without words")
+        require(code == status && !(200 ..< 300).contains(code) && code != 401 && code != 403, "rejected(\(code)) from status \(status.map(String.init) ?? "none")")
+        require(!message.isEmpty, "a rejection without words")
     case .failure(.unknownRoom), .failure(.unknownMember), .failure(.roomExists), .failure(.refused):
-        precondition(status.map { !(200 ..< 300).contains($0) && $0 != 401 && $0 != 403 } ?? false,
+        require(status.map { !(200 ..< 300).contains($0) && $0 != 401 && $0 != 403 } ?? false,
                      "a room refusal from status \(status.map(String.init) ?? "none")")
     case .failure(.timedOut):
-        preconditionFailure("timed out, though the server closed its side at once")
+        fail("timed out, though the server closed its side at once")
     case .failure(.serverShutdown), .failure(.connectionLost), .failure(.invalidConfiguration):
-        preconditionFailure("a watch's or a configuration's error from a request")
+        fail("a watch's or a configuration's error from a request")
     case .failure(.unreachable), .failure(.unexpectedResponse):
         break
     }
@@ -99,7 +100,7 @@ final class AnswerServer: Sendable {
 
     private init() {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        precondition(listener >= 0, "no socket")
+        require(listener >= 0, "no socket")
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -109,7 +110,7 @@ final class AnswerServer: Sendable {
                 bind(listener, $0, length) == 0 && listen(listener, 16) == 0 && getsockname(listener, $0, &length) == 0
             }
         }
-        precondition(bound, "cannot listen on 127.0.0.1")
+        require(bound, "cannot listen on 127.0.0.1")
         self.listener = listener
         port = Int(UInt16(bigEndian: address.sin_port))
     }
@@ -147,7 +148,7 @@ final class AnswerServer: Sendable {
             guard state.runs % 256 == 1 else { return }
             let open = Self.openDescriptors()
             if state.baseline < 0 { state.baseline = open }
-            precondition(open <= state.baseline + 16, "\(open - state.baseline) descriptors more than at the start: connections leak")
+            require(open <= state.baseline + 16, "\(open - state.baseline) descriptors more than at the start: connections leak")
         }
     }
 

@@ -2,19 +2,20 @@ import FuzzSupport
 // libFuzzer target: join tokens, as the server reads them from every join and call sign-in.
 // Odd first byte: the rest is a token as text, verified as it came (a seed signed with this
 // target's secret, or any mangling of one). Even first byte: the rest says claims (role, three
-// 8-byte times and four strings apart by zero bytes: identity, name, room, the room joined),
+// big-endian 8-byte times and four strings apart by zero bytes: identity, name, room, the room joined),
 // which are signed with the target's secret and verified. Either way, what verifies must pass
 // TokenClaims.check at that time and join a room without trapping at any later time; what is
 // signed here must come back with the very claims signed, or with the refusal check gives.
 import ConferSession
 import ConferTokens
+import FuzzTraffic
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    guard size > 0 else { return 0 }
-    var input = Array(UnsafeBufferPointer(start: data + 1, count: size - 1))[...]
-    if data[0] & 1 == 1 {
-        let token = String(decoding: input, as: UTF8.self)
+    var input = FuzzInput(data, size)
+    guard let mode = input.byte() else { return 0 }
+    if mode & 1 == 1 {
+        let token = String(decoding: input.bytes(upTo: size), as: UTF8.self)
         let now = SessionTime(milliseconds: 1_795_934_360_927)
         switch verify(token, room: nil, at: now) {
         case .success(let claims): join(claims, at: now)
@@ -23,9 +24,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         return 0
     }
 
-    let role = [MemberRole.host, .participant, .observer][Int(input.popFirst() ?? 0) % 3]
+    let role = [MemberRole.host, .participant, .observer][Int(input.byte() ?? 0) % 3]
     let notBefore = input.int64(), expires = input.int64(), now = SessionTime(milliseconds: input.int64())
-    let strings = input.split(separator: 0, maxSplits: 3, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+    let strings = input.bytes(upTo: size).split(separator: 0, maxSplits: 3, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
     func string(_ index: Int) -> String { index < strings.count ? strings[index] : "" }
     let claims = TokenClaims(identity: string(0), name: string(1), room: string(2), role: role, notBefore: notBefore, expires: expires)
     let joined = strings.count > 3 ? string(3) : nil
@@ -40,7 +41,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     } catch {
         expected = .failure(error)
     }
-    precondition(verified == expected, "signed \(claims), verified \(verified) where check says \(expected)")
+    require(verified == expected, "signed \(claims), verified \(verified) where check says \(expected)")
     if case .success(let claims) = verified { join(claims, at: now) }
     return 0
 }
@@ -51,23 +52,23 @@ private let issuer = awaited { try! await TokenIssuer(secret: "confer fuzzing se
 /// Joins a room for `claims` at `now`, then lets time run to the token's end and past it:
 /// the member is in (or waiting) first, and gone at the end of the clock.
 private func join(_ claims: TokenClaims, at now: SessionTime) {
-    precondition((try? claims.check(room: claims.room, at: now)) != nil, "verified claims that do not check: \(claims)")
+    require((try? claims.check(room: claims.room, at: now)) != nil, "verified claims that do not check: \(claims)")
     var room = RoomState(info: RoomInfo(id: claims.room), at: now, random: SeededGenerator(seed: 1))
     let address = SessionAddress(identity: claims.identity, connection: 1)
     _ = room.join(claims, on: address, at: now)
     let present = room.members.contains { $0.identity == claims.identity } || room.joinRequests.contains { $0.identity == claims.identity }
-    precondition(present, "a verified \(claims.role) is neither in the room nor waiting")
+    require(present, "a verified \(claims.role) is neither in the room nor waiting")
     _ = room.nextDeadline
     _ = room.tick(at: max(now, claims.expiry))
     _ = room.tick(at: SessionTime(milliseconds: .max))
-    precondition(!room.members.contains { $0.identity == claims.identity }, "a member outlived the end of the clock")
+    require(!room.members.contains { $0.identity == claims.identity }, "a member outlived the end of the clock")
 }
 
 /// A token that does not verify is refused for what a token can be refused for.
 private func expectTokenRefusal(_ refusal: SessionRefusal) {
     switch refusal {
     case .invalidToken, .tokenExpired, .tokenNotYetValid, .wrongRoom: break
-    default: preconditionFailure("a token refused for \(refusal)")
+    default: fail("a token refused for \(refusal)")
     }
 }
 
@@ -75,15 +76,6 @@ private func expectTokenRefusal(_ refusal: SessionRefusal) {
 private func verify(_ token: String, room: String?, at now: SessionTime) -> Result<TokenClaims, SessionRefusal> {
     awaited { () async -> Result<TokenClaims, SessionRefusal> in
         do throws(SessionRefusal) { return .success(try await issuer.verify(token, room: room, at: now)) } catch { return .failure(error) }
-    }
-}
-
-extension ArraySlice<UInt8> {
-    /// The next 8 bytes as a little-endian Int64 (zeros past the end).
-    mutating func int64() -> Int64 {
-        var value: UInt64 = 0
-        for shift in stride(from: 0, to: 64, by: 8) { value |= UInt64(popFirst() ?? 0) << UInt64(shift) }
-        return Int64(bitPattern: value)
     }
 }
 
