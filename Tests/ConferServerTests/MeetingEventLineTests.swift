@@ -21,6 +21,13 @@ import Testing
         #expect(EventPrinter.human(.refused(action: "kick", reason: .notHost)) == "refused kick: notHost (only the host may do this)")
     }
 
+    @Test func aDeviceRequestReadsForTheMemberAskedAndForTheHost() {
+        let request = DeviceRequest(id: 1, identity: "alice", device: .camera, created: SessionTime(milliseconds: 0),
+                                    expires: SessionTime(milliseconds: 30_000))
+        #expect(EventPrinter.human(.room(.deviceRequested(request)), as: "alice") == "the host asks you to turn your camera on")
+        #expect(EventPrinter.human(.room(.deviceRequested(request)), as: "hana") == "alice is asked to turn the camera on")
+    }
+
     @Test func theEndOfADeviceRequestIsSaid() {
         let line = EventPrinter.human(.room(.deviceRequestEnded(id: 3, identity: "alice", device: .microphone, outcome: .rejected)))
         #expect(line == "the request that alice turn the microphone on: rejected")

@@ -111,7 +111,11 @@ struct SignalingProcessTests {
         alice.type("camera off")
         #expect(await event(host, "memberUpdated", alicesDevice("camera", on: false)))
         host.type("ask alice camera")
+        host.type("ask alice camera")
         #expect(await event(alice, "deviceRequested"))
+        // The host sees its open request, and asking again while it is open is refused: one prompt.
+        #expect(await event(host, "deviceRequested", { ($0["data"] as? [String: Any])?["identity"] as? String == "alice" }))
+        #expect(await event(host, "refused", { $0["action"] as? String == "requestDevice" && $0["reason"] as? String == "alreadyRequested" }))
         // Typed twice, as a person does when nothing seems to happen: the second is answered at
         // the keyboard, not sent for the server to refuse.
         alice.type("accept")
@@ -133,6 +137,8 @@ struct SignalingProcessTests {
         // The host hands the room over, and the new host closes it: her own doing ends her with 0, the others with 4.
         host.type("transfer alice")
         #expect(await event(alice, "hostChanged", { $0["identity"] as? String == "alice" }))
+        // The old host is sent its view as a member: no longer the host's requests and keys.
+        #expect(await event(host, "joined", { $0["host"] as? String == "alice" && ($0["waiting"] as? [String])?.isEmpty == true }))
         alice.type("close")
         #expect(await alice.exitStatus(timeout: 10) == 0, "alice: \(alice.stderr)")
         #expect(await host.exitStatus(timeout: 10) == 4)

@@ -83,6 +83,38 @@ import Testing
         #expect(h.room.openDeviceRequests.isEmpty)
     }
 
+    /// A device is asked for once until the member answers or the request expires; another
+    /// device, or another member, may be asked meanwhile.
+    @Test func aDeviceIsAskedForOnceUntilAnswered() throws {
+        var rules = RoomRules()
+        rules.deviceRequestTimeout = .seconds(5)
+        var h = RoomHarness(rules: rules)
+        let (host, members) = h.meeting(participants: ["alice", "bob"])
+        h.send(.requestDevice(identity: "alice", device: .camera), from: host)
+        h.send(.requestDevice(identity: "alice", device: .camera), from: host)
+        h.send(.requestDevice(identity: "host", device: .camera), from: host)
+        #expect(h.refusals(host) == [.alreadyRequested, .notToSelf])
+        #expect(h.events(members[0]).count == 1)
+        h.send(.requestDevice(identity: "alice", device: .microphone), from: host)
+        h.send(.requestDevice(identity: "bob", device: .camera), from: host)
+        #expect(h.refusals(host).isEmpty)
+        #expect(h.room.openDeviceRequests.map(\.id) == [1, 2, 3])
+
+        // Answered, the camera may be asked for again.
+        h.send(.answerDeviceRequest(id: 1, accept: false), from: members[0])
+        h.clear()
+        h.send(.requestDevice(identity: "alice", device: .camera), from: host)
+        #expect(h.refusals(host).isEmpty)
+        #expect(h.room.openDeviceRequests.map(\.id) == [2, 3, 4])
+        // Expired, likewise.
+        h.advance(.seconds(5))
+        #expect(h.room.openDeviceRequests.isEmpty)
+        h.clear()
+        h.send(.requestDevice(identity: "alice", device: .microphone), from: host)
+        #expect(h.refusals(host).isEmpty)
+        #expect(h.room.openDeviceRequests.map(\.id) == [5])
+    }
+
     @Test func aDeviceRequestExpires() {
         var rules = RoomRules()
         rules.deviceRequestTimeout = .seconds(5)

@@ -5,8 +5,8 @@ import Foundation
 /// A meeting's events: what `confer host` and `confer join` print as they happen.
 extension EventPrinter {
     /// Prints one event.
-    func print(_ event: MeetingEvent) {
-        if json { line(Self.object(event)) } else if !quiet, let text = Self.human(event) { note(text) }
+    func print(_ event: MeetingEvent, as me: String? = nil) {
+        if json { line(Self.object(event)) } else if !quiet, let text = Self.human(event, as: me) { note(text) }
     }
 
     /// `{"caseName": {"label": …, "_0": …}}` as Swift encodes an enum, flattened to
@@ -37,7 +37,9 @@ extension EventPrinter {
         }
     }
 
-    static func human(_ event: MeetingEvent) -> String? {
+    /// The line for a person; `me` is the member printing, where the line differs for the
+    /// one it concerns (a device request goes to the member asked and to the host).
+    static func human(_ event: MeetingEvent, as me: String? = nil) -> String? {
         switch event {
         case .connection(let state):
             if case .disconnected(let reason?) = state { return "connection: disconnected (\(reason.rawValue))" }
@@ -58,7 +60,9 @@ extension EventPrinter {
                 let to = message.to.map { " (to \($0.joined(separator: ", ")))" } ?? ""
                 return "\(message.from ?? "server")\(to): \(message.text)"
             case .deviceTurnedOff(_, let device): return "the host turned your \(device.rawValue) off"
-            case .deviceRequested(let request): return "the host asks you to turn your \(request.device.rawValue) on"
+            case .deviceRequested(let request):
+                if let me, request.identity != me { return "\(request.identity) is asked to turn the \(request.device.rawValue) on" }
+                return "the host asks you to turn your \(request.device.rawValue) on"
             case .roomClosed: return "the room closed"
             case .applicationReceived(let application): return "\(application.identity) applies to become a participant"
             case .deviceRequestEnded(_, let identity, let device, let outcome):

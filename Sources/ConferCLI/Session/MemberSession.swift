@@ -94,7 +94,7 @@ struct MemberSession {
         let approval = approval
         let listener = Task {
             for await event in events {
-                printer.print(event)
+                printer.print(event, as: client.identity)
                 await log.record(event)
                 guard let approval else { continue }
                 var waiting: [String] = []

@@ -17,7 +17,7 @@ public enum RoomEvent: Sendable, Codable, Hashable {
     case hostChanged(identity: String?)
     /// The host (or an administrator) turned a device of this member off.
     case deviceTurnedOff(identity: String, device: MediaDevice)
-    /// The host asks this member to turn a device on (to the member asked).
+    /// The host asks a member to turn a device on (to the member asked and the host).
     case deviceRequested(DeviceRequest)
     /// A device request ended (to the host and the member asked).
     case deviceRequestEnded(id: UInt64, identity: String, device: MediaDevice, outcome: DeviceRequestOutcome)

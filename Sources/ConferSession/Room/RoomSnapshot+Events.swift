@@ -19,14 +19,17 @@ extension RoomSnapshot {
                 members.append(member)
             }
         case .memberLeft(let identity, _):
+            // The room forgets all that was the member's, and tells no one of each piece.
             members.removeAll { $0.identity == identity }
             media.removeValue(forKey: identity)
             deviceRequests.removeAll { $0.identity == identity }
+            applications.removeAll { $0.identity == identity }
         case .hostChanged(let identity):
             host = identity
         case .deviceTurnedOff(let identity, let device):
             if let index = members.firstIndex(where: { $0.identity == identity }) { members[index].devices[device] = false }
         case .deviceRequested(let request):
+            deviceRequests.removeAll { $0.id == request.id }
             deviceRequests.append(request)
         case .deviceRequestEnded(let id, _, _, _):
             deviceRequests.removeAll { $0.id == id }

@@ -289,13 +289,20 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
                 + broadcast(.memberUpdated(seats[target].member))
         case .requestDevice(let identity, let device):
             guard isHost else { return refuse(.notHost) }
+            guard identity != caller.identity else { return refuse(.notToSelf) }
             guard let target = seats.firstIndex(where: { $0.member.identity == identity }) else { return refuse(.unknownMember) }
             guard seats[target].member.role.sends else { return refuse(.wrongRole) }
+            // One prompt per device: a host's second click would otherwise stack prompts on
+            // the member's screen, and open requests would grow with the host's message rate.
+            guard !deviceRequests.contains(where: { $0.identity == identity && $0.device == device }) else {
+                return refuse(.alreadyRequested)
+            }
             let request = DeviceRequest(id: nextDeviceRequestID, identity: identity, device: device, created: now,
                                         expires: now + rules.deviceRequestTimeout)
             nextDeviceRequestID += 1
             deviceRequests.append(request)
-            return [.send(seats[target].address, .event(.deviceRequested(request)))]
+            // The host sees it too: its snapshot lists the open requests, so its copy must.
+            return [.send(seats[target].address, .event(.deviceRequested(request)))] + toHost(.deviceRequested(request))
         case .answerDeviceRequest(let id, let accept):
             guard let request = deviceRequests.firstIndex(where: { $0.id == id && $0.identity == caller.identity }) else {
                 return refuse(.unknownRequest)
@@ -392,8 +399,11 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
         if let grant = seats[old].grant {
             effects.append(.send(seats[old].address, .event(.mediaGranted(identity: seats[old].member.identity, grant: grant))))
         }
-        // The new host needs every grant and the waiting requests: its whole view again.
+        // The new host needs every grant and the waiting requests: its whole view again. The
+        // old one loses them (the others' keys, the requests it can no longer answer): its
+        // copy would keep them through events alone, so it is sent its member's view.
         effects.append(.send(seats[new].address, .joined(snapshot(for: newHost))))
+        effects.append(.send(seats[old].address, .joined(snapshot(for: seats[old].member.identity))))
         return effects
     }
 

@@ -38,6 +38,8 @@ public enum SessionRefusal: String, Sendable, Codable, CaseIterable, Hashable, E
     case notToSelf
     /// The message is empty or longer than a room message may be.
     case invalidMessage
+    /// The member has not yet answered the host's request for that device: it is asked once.
+    case alreadyRequested
 
     // Calls.
     /// No such call, or not one this session may act on: it is between other users.
@@ -88,6 +90,7 @@ extension SessionRefusal {
         case .notAMember: "this session is not a member of the room (not admitted yet, or replaced)"
         case .unknownMember: "no such member in the room"
         case .unknownRequest: "no such request is waiting"
+        case .alreadyRequested: "the member has that device request open already: wait for the answer, or for it to expire"
         case .wrongRole: "this role cannot do that"
         case .notToSelf: "the host cannot do this to itself"
         case .invalidMessage: "the message is empty or too long"
