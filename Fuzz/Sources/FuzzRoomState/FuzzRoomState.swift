@@ -1,12 +1,15 @@
 import ConferSession
 import FuzzSupport
+import FuzzTraffic
 
 /// Drives one room with whatever the input says: each line is `SESSION TIME-STEP JSON`, the
 /// session (0–7) choosing who sends (0 is always the host's token, 1–5 participants, 6–7
 /// observers), the step moving virtual time, the JSON a client message (a bad one is
 /// skipped, as the server refuses it before the room). After every input the room's rules
 /// must hold: at most one host, unique identities, every member reachable, nothing waiting
-/// and admitted at once, bounded history and requests.
+/// and admitted at once, bounded history and requests, one open request a member's device.
+/// And every connected member's copy of the room (the snapshot it was sent, with the events
+/// since applied, as `MeetingClient` keeps it) must be what the room shows that member.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var rules = RoomRules()
@@ -18,12 +21,13 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let identities = ["host", "p1", "p2", "p3", "p4", "p5", "o1", "o2"]
     var connection: UInt64 = 0
     var addresses: [SessionAddress?] = Array(repeating: nil, count: identities.count)
+    var copies = Copies()
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
     for line in text.split(separator: "\n").prefix(200) {
         let parts = line.split(separator: " ", maxSplits: 2)
         guard parts.count >= 2, let who = Int(parts[0]), identities.indices.contains(who), let step = Int(parts[1]) else { continue }
         now = now + .milliseconds(Int64(min(max(step, 0), 120_000)))
-        _ = room.tick(at: now)
+        copies.follow(room.tick(at: now))
         let identity = identities[who]
         if parts.count == 2 || addresses[who] == nil {
             // Join (again): a new connection for this identity.
@@ -31,32 +35,69 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             let address = SessionAddress(identity: identity, connection: connection)
             addresses[who] = address
             let role: MemberRole = who == 0 ? .host : who >= 6 ? .observer : .participant
-            _ = room.join(TokenClaims(identity: identity, room: "r", role: role, notBefore: now, lifetime: .seconds(600)), on: address, at: now)
+            copies.follow(room.join(TokenClaims(identity: identity, room: "r", role: role, notBefore: now, lifetime: .seconds(600)),
+                                    on: address, at: now))
         } else if let address = addresses[who] {
             if parts[2] == "lost" {
-                _ = room.connectionLost(address, at: now)
+                copies.follow(room.connectionLost(address, at: now))
             } else if let message = try? SignalCodec.decodeClient(Array(parts[2].utf8)) {
-                _ = room.handle(message, from: address, at: now)
+                copies.follow(room.handle(message, from: address, at: now))
             }
         }
         check(room)
+        copies.check(against: room, connected: addresses)
     }
-    _ = room.tick(at: now + .seconds(3600))
+    copies.follow(room.tick(at: now + .seconds(3600)))
     check(room)
+    copies.check(against: room, connected: addresses)
     return 0
+}
+
+/// What each connection would hold: the snapshot it was last sent, with the events since.
+private struct Copies {
+    var views: [SessionAddress: RoomSnapshot] = [:]
+    var ended: Set<SessionAddress> = []
+
+    mutating func follow(_ effects: [RoomEffect]) {
+        for effect in effects {
+            switch effect {
+            case .send(let address, .joined(let snapshot)): views[address] = snapshot
+            case .send(let address, .event(let event)): views[address]?.apply(event)
+            case .end(let address, _): ended.insert(address)
+            case .send, .discard: break
+            }
+        }
+    }
+
+    /// Each copy of a connection still open, whose member is in the room and online, against
+    /// the room's view for it. A client keeps more chat than the room's history holds, so its
+    /// messages end with the room's.
+    func check(against room: RoomState<SeededGenerator>, connected addresses: [SessionAddress?]) {
+        for case let address? in addresses where !ended.contains(address) {
+            guard var copy = views[address],
+                  room.members.contains(where: { $0.identity == address.identity && $0.online }) else { continue }
+            let expected = room.snapshot(for: address.identity)
+            require(copy.messages.suffix(expected.messages.count) == expected.messages[...],
+                    "\(address.identity)'s chat is not the room's: \(copy.messages.map(\.id)) against \(expected.messages.map(\.id))")
+            copy.messages = expected.messages
+            require(copy == expected, "\(address.identity)'s copy of the room is not the room's view: \(copy) against \(expected)")
+        }
+    }
 }
 
 private func check(_ room: RoomState<SeededGenerator>) {
     let members = room.members
-    precondition(members.filter { $0.role == .host }.count <= 1, "two hosts")
-    precondition(Set(members.map(\.identity)).count == members.count, "an identity twice")
-    precondition(Set(members.map(\.slot)).count == members.count, "a slot twice")
+    require(members.filter { $0.role == .host }.count <= 1, "two hosts")
+    require(Set(members.map(\.identity)).count == members.count, "an identity twice")
+    require(Set(members.map(\.slot)).count == members.count, "a slot twice")
     let waiting = Set(room.joinRequests.map(\.identity))
-    precondition(waiting.isDisjoint(with: members.map(\.identity)), "waiting and admitted at once")
-    precondition(room.joinRequests.count + room.pendingApplications.count <= room.rules.maximumPendingRequests, "requests unbounded")
-    precondition(members.filter { $0.role.sends }.count <= (room.rules.memberLimit ?? .max), "past the member limit")
-    precondition(room.history.messages.count <= room.rules.chatHistory, "history unbounded")
-    if room.isClosed { precondition(members.isEmpty && room.joinRequests.isEmpty, "a closed room holds someone") }
+    require(waiting.isDisjoint(with: members.map(\.identity)), "waiting and admitted at once")
+    require(room.joinRequests.count + room.pendingApplications.count <= room.rules.maximumPendingRequests, "requests unbounded")
+    require(members.filter { $0.role.sends }.count <= (room.rules.memberLimit ?? .max), "past the member limit")
+    require(room.history.messages.count <= room.rules.chatHistory, "history unbounded")
+    let asked = room.openDeviceRequests.map { "\($0.identity) \($0.device)" }
+    require(Set(asked).count == asked.count, "a device asked for twice at once")
+    if room.isClosed { require(members.isEmpty && room.joinRequests.isEmpty, "a closed room holds someone") }
 }
 
 @_cdecl("FuzzRoomState_main")
