@@ -196,10 +196,8 @@ struct CallProcessTests {
         await server.stop()
     }
 
-    /// A camera file that is not there, or an output that cannot hold what the other side
-    /// sends (H.264 into `.ivf`): the answer fails, and the callee says why.
-    @Test(arguments: [(["--input", "/nonexistent-camera.y4m"], [String](), "/nonexistent-camera.y4m"),
-                      (["-o", NSTemporaryDirectory() + "confer-never-written.ivf"], ["--codec", "h264"], "IVF cannot hold h264 video")])
+    /// A camera file that is not there: the answer fails, and the callee says why.
+    @Test(arguments: [(["--input", "/nonexistent-camera.y4m"], [String](), "/nonexistent-camera.y4m")])
     func anAnswerWhoseMediaCannotStartEndsAcceptFailed(callee calleeArguments: [String], caller: [String], reason: String) async throws {
         let server = try await TestServer()
         let bob = try await callee(server, "bob", calleeArguments)
@@ -211,6 +209,27 @@ struct CallProcessTests {
         #expect((ended(bob)?["mediaError"] as? String)?.contains(reason) == true, "\(String(describing: ended(bob)))")
         let record = try #require(try await log(server, "alice").first)
         #expect(record["result"] as? String == "acceptFailed" && record["endedBy"] as? String == "bob")
+        await server.stop()
+    }
+
+    /// The caller's codec comes with the ring, so a callee whose output cannot hold it (H.264
+    /// into `.ivf`) declines before answering, says why and what to use, and fails (6); the
+    /// caller sees a decline. Before the codec came with the ring this was an accept that failed.
+    @Test func aCalleeWhoseOutputCannotHoldTheCallersCodecDeclinesWhileItRings() async throws {
+        let server = try await TestServer()
+        let output = NSTemporaryDirectory() + "confer-never-written-\(UInt32.random(in: 0 ... .max)).ivf"
+        let bob = try await callee(server, "bob", ["-o", output])
+        let alice = try server.member("call", token: try await server.callToken("alice"), ["--to", "bob", "--video", "--codec", "h264", "--events"])
+        #expect(await bob.exitStatus(timeout: 30) == 6, "bob: \(bob.stderr)")
+        #expect(await alice.exitStatus(timeout: 10) == 5, "alice: \(alice.stderr)")
+        #expect(result(alice) == "declined" && result(bob) == "declined")
+        let incoming = try #require(bob.events.first { $0["event"] as? String == "incoming" })
+        #expect(incoming["codec"] as? String == "h264")
+        #expect(bob.stderr.contains("declining: the caller sends h264, which -o \(output) cannot hold"), "\(bob.stderr)")
+        #expect(bob.stderr.contains("FILE.h264"))
+        #expect(!FileManager.default.fileExists(atPath: output))
+        let record = try #require(try await log(server, "alice").first)
+        #expect(record["result"] as? String == "declined" && record["endedBy"] as? String == "bob" && record["accepted"] == nil)
         await server.stop()
     }
 

@@ -27,6 +27,22 @@ import Testing
         #expect(callError.map { CallCommand.message(for: $0) } == message)
     }
 
+    /// Whether the caller's video, told with the ring, fits the callee's -o: as received,
+    /// .ivf holds VP8 and VP9 and .h264 holds H.264; decoded, .y4m holds any.
+    @Test func aCalleeKnowsWhetherItsOutputHoldsTheCallersVideo() {
+        for (codec, output) in [("vp8", "a.ivf"), ("vp9", "a.IVF"), ("h264", "a.h264"), ("h264", "a.264"), ("h264", "a.y4m"), ("vp9", "a.y4m")] {
+            #expect(CallCommand.outputProblem(offered: codec, output: output) == nil, "\(codec) into \(output)")
+        }
+        #expect(CallCommand.outputProblem(offered: "h264", output: "a.ivf")
+            == "the caller sends h264, which -o a.ivf cannot hold: answer with -o FILE.y4m (decoded), or FILE.h264 (as received)")
+        #expect(CallCommand.outputProblem(offered: "vp8", output: "a.h264")
+            == "the caller sends vp8, which -o a.h264 cannot hold: answer with -o FILE.y4m (decoded), or FILE.ivf (as received)")
+        // Nothing said, nothing written, or a codec this side does not know: nothing to decline for.
+        #expect(CallCommand.outputProblem(offered: nil, output: "a.ivf") == nil)
+        #expect(CallCommand.outputProblem(offered: "h264", output: nil) == nil)
+        #expect(CallCommand.outputProblem(offered: "av1", output: "a.ivf") == nil)
+    }
+
     @Test func theServerOptionsReachTheClients() throws {
         let join = try JoinCommand.parse(Self.member + ["--trust", "ca.pem", "--events", "-q"])
         #expect(join.member.connection.server == "http://127.0.0.1:7880" && join.member.connection.trust == "ca.pem")

@@ -41,11 +41,11 @@ struct CallHarness {
     mutating func lose(_ address: SessionAddress) { apply(board.connectionLost(address, at: now)) }
 
     /// Dials `callee` from `address`; the call's id, or nil when refused.
-    mutating func dial(_ callee: String, from address: SessionAddress, video: Bool = true, items: [String: String]? = nil,
+    mutating func dial(_ callee: String, from address: SessionAddress, video: Bool = true, codec: String? = nil, items: [String: String]? = nil,
                        ringing: Double? = nil, connection: Double? = nil) -> String? {
         let ref = nextRef
         nextRef += 1
-        send(.dial(ref: ref, callee: callee, video: video, customItems: items, ringingTimeout: ringing, connectionTimeout: connection),
+        send(.dial(ref: ref, callee: callee, video: video, customItems: items, ringingTimeout: ringing, connectionTimeout: connection, codec: codec),
              from: address)
         for message in inbox[address] ?? [] {
             if case .dialed(ref, let call) = message { return call.id }
@@ -107,7 +107,12 @@ struct CallHarness {
 
     /// Calls that rang on `address`.
     func incoming(_ address: SessionAddress) -> [String] {
-        (inbox[address] ?? []).compactMap { if case .incoming(let call) = $0 { call.id } else { nil } }
+        incomingCalls(address).map(\.id)
+    }
+
+    /// The calls that rang at `address`, as it was told.
+    func incomingCalls(_ address: SessionAddress) -> [CallInfo] {
+        (inbox[address] ?? []).compactMap { if case .incoming(let call) = $0 { call } else { nil } }
     }
 
     static func media(port: Int) -> MediaDescription {

@@ -343,6 +343,41 @@ import Testing
         #expect(h.ended[alice] == .serverShutdown && h.ended[bob] == .serverShutdown)
     }
 
+    /// The codec the caller sends comes with the ring, to every device of the call, so a
+    /// device can tell before answering whether it can take it; a voice call has none.
+    @Test func theCallersCodecRingsWithTheCall() throws {
+        var h = CallHarness()
+        let alice = h.signIn("alice")
+        let phone = h.signIn("bob", "phone")
+        let laptop = h.signIn("bob", "laptop")
+        let dialed = h.dial("bob", from: alice, codec: "h264")
+        let id = try #require(dialed)
+        #expect(h.incomingCalls(phone).map(\.callerCodec) == ["h264"] && h.incomingCalls(laptop).map(\.callerCodec) == ["h264"])
+        #expect(h.view(id, at: alice)?.callerCodec == "h264")
+        h.connect(id, caller: alice, callee: laptop)
+        #expect(h.view(id, at: laptop)?.callerCodec == "h264", "and it stays with the call")
+
+        let carol = h.signIn("carol")
+        let voiceCall = h.dial("carol", from: alice, video: false, codec: "vp8")
+        let voice = try #require(voiceCall)
+        #expect(h.incomingCalls(carol).map(\.id) == [voice] && h.incomingCalls(carol).first?.callerCodec == nil, "a voice call sends no video")
+        let dave = h.signIn("dave")
+        let unsaidCall = h.dial("dave", from: alice)
+        let unsaid = try #require(unsaidCall)
+        #expect(h.incomingCalls(dave).map(\.id) == [unsaid] && h.incomingCalls(dave).first?.callerCodec == nil, "a caller that does not say")
+    }
+
+    @Test func aDialWithACodecNoOneSendsIsRefused() {
+        var h = CallHarness()
+        let alice = h.signIn("alice")
+        _ = h.signIn("bob")
+        for codec in ["av1", "", "VP8", String(repeating: "v", count: 300)] {
+            #expect(h.dial("bob", from: alice, codec: codec) == nil, "\(codec)")
+        }
+        #expect(h.refusals(alice) == Array(repeating: .invalidParameters, count: 4))
+        #expect(h.board.activeCalls == 0)
+    }
+
     @Test func callMessagesRoundTripThroughTheCodec() throws {
         let info = CallInfo(record: CallRecord(id: "c1", caller: "a", callerDevice: "d", callee: "b", video: true,
                                                started: SessionTime(milliseconds: 5)),
@@ -352,9 +387,13 @@ import Testing
             #expect(try SignalCodec.decodeCallServer(SignalCodec.encode(message)) == message)
         }
         for message: CallClientMessage in [.hello(token: "t", device: "phone"), .end(call: "c1", lost: true),
+                                           .dial(ref: 4, callee: "b", video: true, customItems: nil, ringingTimeout: nil, connectionTimeout: nil, codec: "vp9"),
                                            .log(ref: 2, CallLogQuery(role: .callee, results: [.completed, .noAnswer], limit: 50, cursor: nil))] {
             #expect(try SignalCodec.decodeCallClient(SignalCodec.encode(message)) == message)
         }
+        // A dial from a client that does not say its codec still reads, with none.
+        let unsaid = try SignalCodec.decodeCallClient(Array(#"{"v":1,"m":{"dial":{"ref":1,"callee":"b","video":true}}}"#.utf8))
+        #expect(unsaid == .dial(ref: 1, callee: "b", video: true, customItems: nil, ringingTimeout: nil, connectionTimeout: nil, codec: nil))
         #expect(throws: SignalDecodeError.unknownType("ring")) { try SignalCodec.decodeCallClient(Array(#"{"v":1,"m":{"ring":{}}}"#.utf8)) }
         #expect(throws: SignalDecodeError.invalidFields("accept")) { try SignalCodec.decodeCallClient(Array(#"{"v":1,"m":{"accept":{"x":1}}}"#.utf8)) }
     }

@@ -24,7 +24,7 @@ struct CallCommand: AsyncParsableCommand {
         end result is always printed (stdout; --json for the call's log record) and sets the exit status: \
         0 completed, 3 refused (token, unknown or offline user), 4 the server ended the connection, 5 not \
         answered (declined, canceled, no answer, another device answered), 6 failed (timed out, connection lost, \
-        accept failed).
+        accept failed, or the caller's video could not be written to -o, so this device declined).
           confer call --server http://127.0.0.1:7880 --token "$BOB" --device phone          # answers
           confer call --server http://127.0.0.1:7880 --token "$ALICE" --to bob --video --duration 10 -o bob.y4m
         """)
@@ -115,7 +115,7 @@ struct CallCommand: AsyncParsableCommand {
         let call: Call
         if let to {
             do {
-                call = try await client.dial(to, video: video, customItems: try items().isEmpty ? nil : try items(),
+                call = try await client.dial(to, video: video, codec: video ? codec.rawValue : nil, customItems: try items().isEmpty ? nil : try items(),
                                              ringingTimeout: ringingTimeout.map(Self.duration), connectionTimeout: connectionTimeout.map(Self.duration))
             } catch {
                 await client.stop()
@@ -130,9 +130,14 @@ struct CallCommand: AsyncParsableCommand {
                 throw ExitCode(Self.notAnsweredStatus)
             }
             call = ringing
-            printer.print("incoming", ["call": call.id, "from": call.peer, "video": call.state.current.record.video])
-            printer.note("\(call.peer) is calling (call \(call.id))")
+            let offered = call.state.current.callerCodec
+            printer.print("incoming", ["call": call.id, "from": call.peer, "video": call.state.current.record.video, "codec": offered ?? NSNull()])
+            printer.note("\(call.peer) is calling (call \(call.id)\(offered.map { ", \($0) video" } ?? ""))")
         }
+        // What the caller sends, told while it rings, may not fit the file the video is to go
+        // to (H.264 into .ivf): accepting would only fail once media starts.
+        let unwritable = to == nil && !noMedia ? Self.outputProblem(offered: call.state.current.callerCodec, output: files.output) : nil
+        var declinedUnwritable = false
 
         let watcher = Task { await Self.follow(call, printer: printer) }
         let console = Task {
@@ -168,13 +173,19 @@ struct CallCommand: AsyncParsableCommand {
             var accepted = false
             if call.state.current.phase == .ringing {
                 switch answer {
+                case .accept where unwritable != nil:
+                    printError("confer: declining: \(unwritable ?? "")")
+                    await call.decline()
+                    declinedUnwritable = true
                 case .accept:
                     await call.accept()
                     startMedia()
                     accepted = true
                 case .decline: await call.decline()
                 case .ignore: break
-                case .manual: printer.note("type accept or decline")
+                case .manual:
+                    if let unwritable { printer.note("accepting will fail: \(unwritable)") }
+                    printer.note("type accept or decline")
                 }
             }
             if !accepted, commands {
@@ -228,6 +239,8 @@ struct CallCommand: AsyncParsableCommand {
         await client.stop()
         let result = info.result ?? .connectionLost
         printSummary(call: call, record: record, result: result, figures: figures, mediaError: mediaError, printer: printer)
+        // Declined because this device could not take the call: its own options failed it.
+        if declinedUnwritable { throw ExitCode(Self.failedStatus) }
         switch result {
         case .completed: return
         case .declined, .canceled, .noAnswer, .otherDeviceAccepted: throw ExitCode(Self.notAnsweredStatus)
@@ -313,6 +326,17 @@ struct CallCommand: AsyncParsableCommand {
             group.cancelAll()
             return first
         }
+    }
+
+    /// Why the video `offered` cannot be written to `output`, with what to use instead; nil
+    /// when it can (or nothing is said or written).
+    static func outputProblem(offered: String?, output: String?) -> String? {
+        guard let offered, let output, let codec = VideoCodec(rawValue: offered)?.mediaCodec else { return nil }
+        do { try LiveReceiverOutput.validate(path: output, codec: codec) } catch {
+            return "the caller sends \(offered), which -o \(output) cannot hold: answer with -o FILE.y4m (decoded), "
+                + (codec == .h264 ? "or FILE.h264" : "or FILE.ivf") + " (as received)"
+        }
+        return nil
     }
 
     static func fail(_ error: any Error) throws -> Never {

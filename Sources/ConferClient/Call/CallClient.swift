@@ -88,11 +88,13 @@ public actor CallClient {
     /// Calls `callee`; returns the call once it rings (its ``Call/state`` follows it from
     /// there). Throws the server's refusal: ``SessionRefusal/calleeUnknown``,
     /// ``SessionRefusal/calleeOffline``, ``SessionRefusal/selfCall``, ``SessionRefusal/invalidParameters``.
-    public func dial(_ callee: String, video: Bool, customItems: [String: String]? = nil, ringingTimeout: Duration? = nil,
+    /// `codec` is the video codec this device will send (`vp8`, `vp9`, `h264`), which the
+    /// callee's devices see while the call rings (``CallInfo/callerCodec``).
+    public func dial(_ callee: String, video: Bool, codec: String? = nil, customItems: [String: String]? = nil, ringingTimeout: Duration? = nil,
                      connectionTimeout: Duration? = nil) async throws -> Call {
         let answer = try await request { ref in
             .dial(ref: ref, callee: callee, video: video, customItems: customItems,
-                  ringingTimeout: ringingTimeout.map(Self.seconds), connectionTimeout: connectionTimeout.map(Self.seconds))
+                  ringingTimeout: ringingTimeout.map(Self.seconds), connectionTimeout: connectionTimeout.map(Self.seconds), codec: codec)
         }
         guard case .dialed(_, let info) = answer else { throw CallClientError.unreachable("unexpected answer to dial") }
         return dialed.removeValue(forKey: info.id) ?? call(for: info)

@@ -1,4 +1,4 @@
-import ConferMedia
+package import ConferMedia
 import ConferCodecs
 import ConferJobs
 
@@ -10,7 +10,7 @@ import ConferJobs
 /// (``write(played:concealed:)``); encoded frames go to IVF and Annex-B as they are. A
 /// recording's Opus packets come encoded (``write(_:)``) to a decoding output: lost packets
 /// are then concealed so the audio written keeps time with the RTP timestamps.
-final class LiveReceiverOutput {
+package final class LiveReceiverOutput {
     private enum Sink {
         /// Pictures, decoded here when a decoder is given; the writer is made when the first picture tells the size.
         case video(AnyVideoDecoder?)
@@ -54,7 +54,7 @@ final class LiveReceiverOutput {
     private var deferredError: (any Error)?
 
     /// Checks that `path`'s extension suits `codec`, without creating the file.
-    static func validate(path: String, codec: Codec) throws {
+    package static func validate(path: String, codec: Codec) throws {
         switch (fileExtension(path), codec) {
         case ("y4m", .vp8), ("y4m", .vp9), ("y4m", .h264), ("ivf", .vp8), ("ivf", .vp9), ("h264", .h264), ("264", .h264),
              ("wav", .opus), ("opus", .opus), ("ogg", .opus):

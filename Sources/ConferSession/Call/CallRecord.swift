@@ -111,13 +111,16 @@ public struct CallInfo: Sendable, Codable, Hashable {
     public var reconnecting: [String]
     /// The media set-up, for the two devices in the call once both have described theirs.
     public var media: CallMedia?
+    /// The video codec the caller said it sends when it dialed (nil: a voice call, or a
+    /// caller that did not say), for every device of the call from the first ring.
+    public var callerCodec: String?
 
     /// The call's id.
     public var id: String { record.id }
 
     /// A view of `record` in `phase`.
     public init(record: CallRecord, phase: CallPhase, result: CallEndResult?, callerSettings: CallSettings, calleeSettings: CallSettings,
-                reconnecting: [String] = [], media: CallMedia? = nil) {
+                reconnecting: [String] = [], media: CallMedia? = nil, callerCodec: String? = nil) {
         self.record = record
         self.phase = phase
         self.result = result
@@ -125,6 +128,7 @@ public struct CallInfo: Sendable, Codable, Hashable {
         self.calleeSettings = calleeSettings
         self.reconnecting = reconnecting
         self.media = media
+        self.callerCodec = callerCodec
     }
 
     /// The other side's identity, seen from `identity`.

@@ -38,6 +38,7 @@ public struct CallSwitchboard<Random: RandomNumberGenerator & Sendable>: Sendabl
         var connectDeadline: SessionTime?
         var callerSettings: CallSettings
         var calleeSettings: CallSettings
+        var callerCodec: String?
         var callerMedia: MediaDescription?
         var calleeMedia: MediaDescription?
         var keys: (callerToCallee: [UInt8], calleeToCaller: [UInt8])?
@@ -146,8 +147,8 @@ public struct CallSwitchboard<Random: RandomNumberGenerator & Sendable>: Sendabl
             return [.send(address, .pong(sent: sent))]
         case .log:
             return []
-        case .dial(let ref, let callee, let video, let items, let ringing, let connection):
-            return dial(from: device, at: address, ref: ref, callee: callee, video: video, items: items ?? [:],
+        case .dial(let ref, let callee, let video, let items, let ringing, let connection, let codec):
+            return dial(from: device, at: address, ref: ref, callee: callee, video: video, codec: codec, items: items ?? [:],
                         ringingTimeout: ringing, connectionTimeout: connection, now: now)
         default:
             break
@@ -270,12 +271,12 @@ public struct CallSwitchboard<Random: RandomNumberGenerator & Sendable>: Sendabl
     // MARK: - Steps
 
     private mutating func dial(from device: CallDevice, at address: SessionAddress, ref: UInt64, callee: String, video: Bool,
-                               items: [String: String], ringingTimeout: Double?, connectionTimeout: Double?,
+                               codec: String?, items: [String: String], ringingTimeout: Double?, connectionTimeout: Double?,
                                now: SessionTime) -> [CallEffect] {
         func refuse(_ reason: SessionRefusal, call: String? = nil) -> CallEffect {
             .send(address, .refused(action: "dial", ref: ref, call: call, reason: reason))
         }
-        guard !callee.isEmpty, callee.utf8.count <= 256, itemsAreValid(items),
+        guard !callee.isEmpty, callee.utf8.count <= 256, itemsAreValid(items), codec.map(MediaDescription.videoCodecs.contains) ?? true,
               let ringing = timeout(ringingTimeout, default: rules.ringingTimeout),
               let connection = timeout(connectionTimeout, default: rules.connectionTimeout) else {
             return [refuse(.invalidParameters)]
@@ -297,6 +298,8 @@ public struct CallSwitchboard<Random: RandomNumberGenerator & Sendable>: Sendabl
         }
         var call = ActiveCall(record: record, callerDevice: device, connectionTimeout: connection, ringDeadline: now + ringing,
                               callerSettings: CallSettings(video: video), calleeSettings: CallSettings(video: video))
+        // A voice call sends no video, whatever the dial said.
+        call.callerCodec = video ? codec : nil
         call.ringing = Set(devices)
         calls[id] = call
         callsOf[device.identity, default: []].insert(id)
@@ -375,7 +378,7 @@ public struct CallSwitchboard<Random: RandomNumberGenerator & Sendable>: Sendabl
             }
         }
         return CallInfo(record: call.record, phase: phase, result: result, callerSettings: call.callerSettings,
-                        calleeSettings: call.calleeSettings, reconnecting: call.lost.keys.sorted(), media: media)
+                        calleeSettings: call.calleeSettings, reconnecting: call.lost.keys.sorted(), media: media, callerCodec: call.callerCodec)
     }
 
     private func refusal(_ message: CallClientMessage, to address: SessionAddress, reason: SessionRefusal) -> CallEffect {

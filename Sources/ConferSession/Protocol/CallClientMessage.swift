@@ -7,8 +7,11 @@ public enum CallClientMessage: Sendable, Codable, Hashable {
     /// Keepalive; the server answers `pong` with the same value.
     case ping(sent: Int64?)
     /// Call `callee`; `ref` comes back with the call (or the refusal). Timeouts in seconds
-    /// replace the server's for this call.
-    case dial(ref: UInt64, callee: String, video: Bool, customItems: [String: String]?, ringingTimeout: Double?, connectionTimeout: Double?)
+    /// replace the server's for this call. `codec` is the video codec the caller will send
+    /// (`vp8`, `vp9`, `h264`), which the callee's devices see while it rings, as a SIP
+    /// INVITE carries its offer: a device that cannot take it can say so before answering.
+    case dial(ref: UInt64, callee: String, video: Bool, customItems: [String: String]?, ringingTimeout: Double?, connectionTimeout: Double?,
+              codec: String? = nil)
     /// Answer a ringing call on this device.
     case accept(call: String)
     /// Refuse a ringing call (for every device of this user).
