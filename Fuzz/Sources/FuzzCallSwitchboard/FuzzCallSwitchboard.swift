@@ -1,5 +1,6 @@
 import ConferSession
 import FuzzSupport
+import FuzzTraffic
 
 /// Drives one call switchboard with whatever the input says: each line is
 /// `DEVICE TIME-STEP [JSON|lost]`, the device (0–7) choosing who acts (users a, b, c with
@@ -7,7 +8,8 @@ import FuzzSupport
 /// is skipped, as the server refuses it before the switchboard); a line without a message
 /// signs the device in anew. `{"dial":…}` and `{"accept":…}` may name a call by `#N`, the
 /// N-th call placed. After every input the rules must hold: no device on two connections,
-/// every ended call logged with a result, at most one answering device, bounded state.
+/// every ended call logged with a result, at most one answering device, bounded state; and
+/// what each signed-in device was last told of a call is the call as it stands for it.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var rules = CallRules()
@@ -20,6 +22,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var addresses: [SessionAddress?] = Array(repeating: nil, count: devices.count)
     var placed: [String] = []
     var log: [String: CallRecord] = [:]
+    // What each connection was last told of each call.
+    var told: [SessionAddress: [String: CallInfo]] = [:]
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
     func apply(_ effects: [CallEffect]) {
         for effect in effects {
@@ -30,8 +34,11 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                     precondition(previous.started == record.started && previous.caller == record.caller, "a call's identity changed")
                 }
                 log[record.id] = record
-            case .send(_, .dialed(_, let info)):
+            case .send(let address, .dialed(_, let info)):
                 placed.append(info.id)
+                told[address, default: [:]][info.id] = info
+            case .send(let address, .incoming(let info)), .send(let address, .call(let info)):
+                told[address, default: [:]][info.id] = info
             case .send, .end:
                 break
             }
@@ -59,6 +66,14 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             }
         }
         precondition(board.activeCalls <= 3 * 3, "calls unbounded")
+        for case let address? in addresses {
+            guard let device = board.device(at: address) else { continue }
+            for id in placed {
+                guard let expected = board.view(of: id, for: device) else { continue }
+                require(told[address]?[id] == expected,
+                        "\(device) was told \(String(describing: told[address]?[id])) of \(id), which stands as \(expected)")
+            }
+        }
         for id in placed {
             if let record = board.record(of: id) {
                 precondition(record.result == nil, "an ended call is still active")

@@ -71,6 +71,14 @@ public struct CallSwitchboard<Random: RandomNumberGenerator & Sendable>: Sendabl
     public func device(at address: SessionAddress) -> CallDevice? { deviceAt[address] }
     /// A call in progress, as its record stands.
     public func record(of id: String) -> CallRecord? { calls[id]?.record }
+    /// A call in progress as `device` is told it (the last ``CallInfo`` it was sent), for the
+    /// devices kept up to date with it: the caller's, the answering one, those ringing, and
+    /// those that lost the answer to another; nil for any other device.
+    public func view(of id: String, for device: CallDevice) -> CallInfo? {
+        guard let call = calls[id],
+              call.isParticipant(device) || call.ringing.contains(device) || call.lostToAnswer.contains(device) else { return nil }
+        return info(call, for: device)
+    }
 
     /// The earliest instant ``tick(at:)`` has something to do.
     public var nextDeadline: SessionTime? {
