@@ -191,10 +191,12 @@ func callScripts() -> (seeds: [(String, [UInt8])], serverMessages: [CallServerMe
             case 1: script.lose(who, after: step)
             case 2, 3, 4:
                 ref += 1
+                // The codec follows from the ref, not the dice, so the rest of each script is as before.
                 message = .dial(ref: ref, callee: dice.pick(["a", "b", "c", "d"]), video: dice.chance(0.5),
                                 customItems: dice.chance(0.3) ? ["topic": "standup"] : nil,
                                 ringingTimeout: dice.chance(0.3) ? Double(dice.below(60)) : nil,
-                                connectionTimeout: dice.chance(0.2) ? Double(dice.below(30)) : nil)
+                                connectionTimeout: dice.chance(0.2) ? Double(dice.below(30)) : nil,
+                                codec: [nil, "vp8", "vp9", "h264"][Int(ref % 4)])
             case 5, 6: message = .accept(call: call)
             case 7: message = .decline(call: call)
             case 8: message = .end(call: call, lost: dice.chance(0.2))
