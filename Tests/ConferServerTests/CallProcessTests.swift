@@ -233,6 +233,30 @@ struct CallProcessTests {
         await server.stop()
     }
 
+    /// Answering by hand, the same: `accept` is answered at the keyboard with the reason, the
+    /// call keeps ringing, and the person declines.
+    @Test func anAcceptTypedForACodecTheOutputCannotHoldIsAnsweredAtTheKeyboard() async throws {
+        let server = try await TestServer()
+        let output = NSTemporaryDirectory() + "confer-never-written-\(UInt32.random(in: 0 ... .max)).ivf"
+        let bob = try server.member("call", token: try await server.callToken("bob"),
+                                    ["--device", "phone", "--answer", "manual", "--commands", "--events", "-o", output], typing: true)
+        #expect(await bob.wait(upTo: 20) { $0.eventNames.contains("signedIn") }, "bob: \(bob.stderr)")
+        let alice = try server.member("call", token: try await server.callToken("alice"), ["--to", "bob", "--video", "--codec", "h264", "--events"])
+        #expect(await bob.wait(upTo: 15) { $0.eventNames.contains("incoming") }, "bob: \(bob.stderr)")
+        #expect(bob.stderr.contains("this device cannot accept: the caller sends h264"), "\(bob.stderr)")
+        bob.type("accept")
+        #expect(await bob.wait(upTo: 15) { $0.events.contains { $0["event"] as? String == "commandError" && $0["line"] as? String == "accept" } })
+        #expect(bob.stderr.contains("confer: accept: the caller sends h264, which -o \(output) cannot hold"))
+        #expect(!alice.events.contains { $0["event"] as? String == "phase" && $0["phase"] as? String != "ringing" }, "it still rings")
+        bob.type("decline")
+        #expect(await alice.exitStatus(timeout: 15) == 5, "alice: \(alice.stderr)")
+        #expect(await bob.exitStatus(timeout: 10) == 5, "bob: \(bob.stderr)")
+        #expect(result(alice) == "declined" && result(bob) == "declined")
+        let typed = bob.events.filter { $0["event"] as? String == "command" }.compactMap { $0["command"] as? String }
+        #expect(typed == ["decline"], "the accept was never sent")
+        await server.stop()
+    }
+
     @Test func twoDevicesRingAndTheOneThatAnswersWins() async throws {
         let server = try await TestServer()
         let phone = try await callee(server, "bob", device: "phone", ["--answer", "ignore"])

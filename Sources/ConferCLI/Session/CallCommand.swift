@@ -142,7 +142,7 @@ struct CallCommand: AsyncParsableCommand {
         let watcher = Task { await Self.follow(call, printer: printer) }
         let console = Task {
             guard commands else { return }
-            await CallConsole(call: call, printer: printer).run(StandardInputLines.stream())
+            await CallConsole(call: call, printer: printer, cannotAccept: unwritable).run(StandardInputLines.stream())
         }
         // Started here, or (answered at the keyboard) by the task that sees the answer.
         let media = Mutex<Task<LiveMeetingControl.Figures, any Error>?>(nil)
@@ -184,7 +184,7 @@ struct CallCommand: AsyncParsableCommand {
                 case .decline: await call.decline()
                 case .ignore: break
                 case .manual:
-                    if let unwritable { printer.note("accepting will fail: \(unwritable)") }
+                    if let unwritable { printer.note("this device cannot accept: \(unwritable)") }
                     printer.note("type accept or decline")
                 }
             }

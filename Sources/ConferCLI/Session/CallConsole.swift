@@ -7,11 +7,19 @@ import Foundation
 struct CallConsole {
     let call: Call
     let printer: EventPrinter
+    /// Why this device cannot take the caller's video (its output cannot hold the codec that
+    /// rang with the call): an `accept` is then answered here, and the call keeps ringing.
+    var cannotAccept: String?
 
     /// Reads `lines` until they end or the call does.
     func run(_ lines: some AsyncSequence<String, Never>) async {
         for await line in lines {
             guard let action = ConsoleLine.action(from: line, parse: CallAction.parse, printer: printer, fields: ["call": call.id]) else { continue }
+            if case .accept = action, let cannotAccept {
+                printer.print("commandError", ["call": call.id, "line": line, "error": cannotAccept])
+                FileHandle.standardError.write(Data("confer: accept: \(cannotAccept)\n".utf8))
+                continue
+            }
             printer.print("command", ["call": call.id, "line": line, "command": action.name])
             await perform(action)
         }
