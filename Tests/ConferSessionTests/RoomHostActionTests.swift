@@ -84,12 +84,18 @@ import Testing
     }
 
     /// A device is asked for once until the member answers or the request expires; another
-    /// device, or another member, may be asked meanwhile.
+    /// device, or another member, may be asked meanwhile. One that is on is not asked for.
     @Test func aDeviceIsAskedForOnceUntilAnswered() throws {
         var rules = RoomRules()
         rules.deviceRequestTimeout = .seconds(5)
         var h = RoomHarness(rules: rules)
         let (host, members) = h.meeting(participants: ["alice", "bob"])
+        h.send(.requestDevice(identity: "alice", device: .camera), from: host)
+        #expect(h.refusals(host) == [.deviceAlreadyOn])
+        #expect(h.events(members[0]).isEmpty && h.room.openDeviceRequests.isEmpty)
+        for device in [MediaDevice.camera, .microphone] { h.send(.setDevice(device: device, on: false), from: members[0]) }
+        h.send(.setDevice(device: .camera, on: false), from: members[1])
+        h.clear()
         h.send(.requestDevice(identity: "alice", device: .camera), from: host)
         h.send(.requestDevice(identity: "alice", device: .camera), from: host)
         h.send(.requestDevice(identity: "host", device: .camera), from: host)
@@ -120,6 +126,7 @@ import Testing
         rules.deviceRequestTimeout = .seconds(5)
         var h = RoomHarness(rules: rules)
         let (host, members) = h.meeting(participants: ["alice"])
+        h.send(.turnOff(identity: "alice", device: .microphone), from: host)
         h.send(.requestDevice(identity: "alice", device: .microphone), from: host)
         h.clear()
         h.advance(.milliseconds(4_999))

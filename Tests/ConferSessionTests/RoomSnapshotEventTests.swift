@@ -63,8 +63,10 @@ struct RoomSnapshotEventTests {
         check("chat", &h)
         h.send(.turnOff(identity: "bob", device: .camera), from: host)
         check("a camera turned off", &h)
+        h.send(.turnOff(identity: "alice", device: .microphone), from: host)
         h.send(.requestDevice(identity: "bob", device: .camera), from: host)
         h.send(.requestDevice(identity: "alice", device: .microphone), from: host)
+        #expect(h.room.openDeviceRequests.count == 2)
         check("two device requests", &h)
         h.send(.answerDeviceRequest(id: 1, accept: true), from: bob)
         check("an answered request", &h)
@@ -85,6 +87,8 @@ struct RoomSnapshotEventTests {
     @Test func aRequestSentTwiceIsHeldOnce() {
         var h = RoomHarness()
         let (host, members) = h.meeting(participants: ["alice"])
+        h.send(.turnOff(identity: "alice", device: .camera), from: host)
+        _ = h.take(members[0])
         h.send(.requestDevice(identity: "alice", device: .camera), from: host)
         guard case .deviceRequested(let request) = h.events(members[0]).first else { Issue.record("no request"); return }
         var copy = h.room.snapshot(for: "alice")

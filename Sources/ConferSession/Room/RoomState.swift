@@ -294,6 +294,7 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
             guard seats[target].member.role.sends else { return refuse(.wrongRole) }
             // One prompt per device: a host's second click would otherwise stack prompts on
             // the member's screen, and open requests would grow with the host's message rate.
+            guard !seats[target].member.devices[device] else { return refuse(.deviceAlreadyOn) }
             guard !deviceRequests.contains(where: { $0.identity == identity && $0.device == device }) else {
                 return refuse(.alreadyRequested)
             }

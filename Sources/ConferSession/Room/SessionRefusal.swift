@@ -40,6 +40,8 @@ public enum SessionRefusal: String, Sendable, Codable, CaseIterable, Hashable, E
     case invalidMessage
     /// The member has not yet answered the host's request for that device: it is asked once.
     case alreadyRequested
+    /// The member's device is on already: there is nothing to ask for.
+    case deviceAlreadyOn
 
     // Calls.
     /// No such call, or not one this session may act on: it is between other users.
@@ -91,6 +93,7 @@ extension SessionRefusal {
         case .unknownMember: "no such member in the room"
         case .unknownRequest: "no such request is waiting"
         case .alreadyRequested: "the member has that device request open already: wait for the answer, or for it to expire"
+        case .deviceAlreadyOn: "the member's device is on already"
         case .wrongRole: "this role cannot do that"
         case .notToSelf: "the host cannot do this to itself"
         case .invalidMessage: "the message is empty or too long"
