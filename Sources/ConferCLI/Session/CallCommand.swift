@@ -173,14 +173,16 @@ struct CallCommand: AsyncParsableCommand {
             var accepted = false
             if call.state.current.phase == .ringing {
                 switch answer {
-                case .accept where unwritable != nil:
-                    printError("confer: declining: \(unwritable ?? "")")
-                    await call.decline()
-                    declinedUnwritable = true
                 case .accept:
-                    await call.accept()
-                    startMedia()
-                    accepted = true
+                    if let unwritable {
+                        printError("confer: declining: \(unwritable)")
+                        await call.decline()
+                        declinedUnwritable = true
+                    } else {
+                        await call.accept()
+                        startMedia()
+                        accepted = true
+                    }
                 case .decline: await call.decline()
                 case .ignore: break
                 case .manual:

@@ -292,9 +292,9 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
             guard identity != caller.identity else { return refuse(.notToSelf) }
             guard let target = seats.firstIndex(where: { $0.member.identity == identity }) else { return refuse(.unknownMember) }
             guard seats[target].member.role.sends else { return refuse(.wrongRole) }
+            guard !seats[target].member.devices[device] else { return refuse(.deviceAlreadyOn) }
             // One prompt per device: a host's second click would otherwise stack prompts on
             // the member's screen, and open requests would grow with the host's message rate.
-            guard !seats[target].member.devices[device] else { return refuse(.deviceAlreadyOn) }
             guard !deviceRequests.contains(where: { $0.identity == identity && $0.device == device }) else {
                 return refuse(.alreadyRequested)
             }

@@ -34,7 +34,7 @@ public enum SessionRefusal: String, Sendable, Codable, CaseIterable, Hashable, E
     /// The request does not apply to this member's role (an observer asking for a device,
     /// a participant applying to be one).
     case wrongRole
-    /// The host cannot do this to itself (kick itself, transfer to itself).
+    /// The host cannot do this to itself (kick itself, transfer to itself, ask itself for a device).
     case notToSelf
     /// The message is empty or longer than a room message may be.
     case invalidMessage
