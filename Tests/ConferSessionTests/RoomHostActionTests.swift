@@ -121,6 +121,27 @@ import Testing
         #expect(h.room.openDeviceRequests.map(\.id) == [5])
     }
 
+    /// A member who turns the device on by itself meets the request: it ends accepted, for
+    /// the member and the host, and the other device's request stays open.
+    @Test func aDeviceTurnedOnByTheMemberEndsItsRequestAccepted() {
+        var h = RoomHarness()
+        let (host, members) = h.meeting(participants: ["alice"])
+        for device in [MediaDevice.camera, .microphone] { h.send(.turnOff(identity: "alice", device: device), from: host) }
+        h.send(.requestDevice(identity: "alice", device: .camera), from: host)
+        h.send(.requestDevice(identity: "alice", device: .microphone), from: host)
+        h.clear()
+        h.send(.setDevice(device: .camera, on: true), from: members[0])
+        let ended = RoomEvent.deviceRequestEnded(id: 1, identity: "alice", device: .camera, outcome: .accepted)
+        #expect(h.events(members[0]).contains(ended))
+        #expect(h.events(host).contains(ended))
+        #expect(h.room.openDeviceRequests.map(\.id) == [2])
+        // Turning a device off, or on again, asks nothing more of the room.
+        h.send(.setDevice(device: .camera, on: false), from: members[0])
+        h.send(.setDevice(device: .camera, on: true), from: members[0])
+        #expect(h.room.openDeviceRequests.map(\.id) == [2])
+        #expect(!h.events(host).contains { if case .deviceRequestEnded = $0 { true } else { false } })
+    }
+
     @Test func aDeviceRequestExpires() {
         var rules = RoomRules()
         rules.deviceRequestTimeout = .seconds(5)

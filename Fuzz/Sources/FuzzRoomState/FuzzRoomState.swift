@@ -7,7 +7,8 @@ import FuzzTraffic
 /// observers), the step moving virtual time, the JSON a client message (a bad one is
 /// skipped, as the server refuses it before the room). After every input the room's rules
 /// must hold: at most one host, unique identities, every member reachable, nothing waiting
-/// and admitted at once, bounded history and requests, one open request a member's device.
+/// and admitted at once, bounded history and requests, one open request a member's device,
+/// and only while that device is off.
 /// And every connected member's copy of the room (the snapshot it was sent, with the events
 /// since applied, as `MeetingClient` keeps it) must be what the room shows that member.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -97,6 +98,9 @@ private func check(_ room: RoomState<SeededGenerator>) {
     require(room.history.messages.count <= room.rules.chatHistory, "history unbounded")
     let asked = room.openDeviceRequests.map { "\($0.identity) \($0.device)" }
     require(Set(asked).count == asked.count, "a device asked for twice at once")
+    for request in room.openDeviceRequests {
+        require(members.contains { $0.identity == request.identity && !$0.devices[request.device] }, "a request open for a device that is on")
+    }
     if room.isClosed { require(members.isEmpty && room.joinRequests.isEmpty, "a closed room holds someone") }
 }
 

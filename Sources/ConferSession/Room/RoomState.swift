@@ -279,7 +279,13 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
         case .setDevice(let device, let on):
             guard caller.role.sends else { return refuse(.wrongRole) }
             seats[index].member.devices[device] = on
-            return broadcast(.memberUpdated(seats[index].member))
+            var effects = broadcast(.memberUpdated(seats[index].member))
+            // Turned on by the member's own hand, the host's request for it is met: it ends
+            // accepted, as an answer would end it, so an open request is always for a device that is off.
+            if on, let request = deviceRequests.firstIndex(where: { $0.identity == caller.identity && $0.device == device }) {
+                effects += endDeviceRequest(deviceRequests.remove(at: request), outcome: .accepted)
+            }
+            return effects
         case .turnOff(let identity, let device):
             guard isHost else { return refuse(.notHost) }
             guard let target = seats.firstIndex(where: { $0.member.identity == identity }) else { return refuse(.unknownMember) }
