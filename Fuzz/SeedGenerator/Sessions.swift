@@ -57,6 +57,20 @@ struct RoomScript {
         take(room.connectionLost(address, at: now))
     }
 
+    /// The admin API acts after `step` ms: `words` as the target reads them (`role ID ROLE`,
+    /// `kick ID`, `say TEXT`, `close`).
+    mutating func administer(_ action: RoomState<SeededGenerator>.AdministratorAction, after step: Int = 0) {
+        let words = switch action {
+        case .setRole(let identity, let role): "role \(identity) \(role.rawValue)"
+        case .kick(let identity): "kick \(identity)"
+        case .send(_, let text): "say \(text)"
+        case .close: "close"
+        }
+        lines.append("0 \(step) admin \(words)")
+        advance(step)
+        take((try? room.administer(action, at: now)) ?? [])
+    }
+
     private mutating func advance(_ step: Int) {
         now = now + .milliseconds(Int64(step))
         take(room.tick(at: now))
@@ -102,6 +116,15 @@ func roomScripts() -> (seeds: [(String, [UInt8])], serverMessages: [ServerMessag
             case 16: script.send(who, .leave, after: step)
             case 17: script.send(who, .cancelJoin, after: step)
             case 18 where dice.chance(0.15): script.send(0, .closeRoom, after: step)
+            case 19 where dice.chance(0.5):
+                // The admin API: mostly role changes, the moves that must settle open requests
+                // and applications; now and then a kick, a word, or (rarely) the room closed.
+                switch dice.below(10) {
+                case 0: script.administer(.kick(identity: dice.pick(others)), after: step)
+                case 1: script.administer(.send(to: nil, text: "maintenance at noon"), after: step)
+                case 2 where dice.chance(0.2): script.administer(.close, after: step)
+                default: script.administer(.setRole(identity: dice.pick(RoomScript.identities), role: dice.pick(MemberRole.allCases)), after: step)
+                }
             default: script.send(who, .join(token: "t", room: "r"), after: step)
             }
         }

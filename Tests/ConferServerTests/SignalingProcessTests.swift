@@ -185,19 +185,41 @@ struct SignalingProcessTests {
         let watchJSON = try ConferProcess(["rooms", "watch", "planning", "--interval", "0.3", "--json"] + admin)
         let watch = try ConferProcess(["rooms", "watch", "planning", "--interval", "0.3"] + admin)
 
-        let host = try server.member("host", token: try await server.token("boss", role: "host", room: "planning"), ["--no-media", "--events"])
+        let host = try server.member("host", token: try await server.token("boss", role: "host", room: "planning"),
+                                     ["--no-media", "--events", "--commands"], typing: true)
         #expect(await host.wait(upTo: 20) { $0.eventNames.contains("joined") }, "host: \(host.stderr)")
-        let alice = try server.member("join", token: try await server.token("alice", room: "planning"), ["--no-media", "--events"])
+        let alice = try server.member("join", token: try await server.token("alice", room: "planning"), ["--no-media", "--events", "--commands"],
+                                      typing: true)
         #expect(await alice.wait(upTo: 20) { $0.eventNames.contains("joined") }, "alice: \(alice.stderr)")
         let carol = try server.member("join", token: try await server.token("carol", room: "planning"), ["--no-media", "--events"])
         #expect(await carol.exitStatus() == 3, "the room takes two senders")
         #expect(carol.stderr.contains("roomFull"))
+
+        // The host asks alice to turn her camera back on; before she answers, she is made an observer.
+        alice.type("camera off")
+        #expect(await host.wait(upTo: 10) { $0.events.contains {
+            guard let member = $0["data"] as? [String: Any], member["identity"] as? String == "alice" else { return false }
+            return (member["devices"] as? [String: Any])?["camera"] as? Bool == false
+        } })
+        host.type("ask alice camera")
+        #expect(await alice.wait(upTo: 10) { $0.eventNames.contains("deviceRequested") }, "alice: \(alice.stderr)")
 
         // Alice made an observer sends nothing, so a seat is free for carol.
         let role = try await server.rooms(["role", "planning", "alice", "observer"])
         #expect(role.status == 0 && role.output.contains("alice is now observer in planning"), "\(role.output)")
         #expect(await alice.wait(upTo: 10) { $0.events.contains {
             $0["event"] as? String == "memberUpdated" && ($0["data"] as? [String: Any])?["role"] as? String == "observer" } })
+        // The request is withdrawn for both: an observer has no camera to turn on. Her yes,
+        // typed late, is answered at her keyboard and turns nothing on.
+        func withdrawn(_ process: ConferProcess) async -> Bool {
+            await process.wait(upTo: 10) { $0.events.contains {
+                $0["event"] as? String == "deviceRequestEnded" && $0["identity"] as? String == "alice" && $0["outcome"] as? String == "withdrawn" } }
+        }
+        #expect(await withdrawn(alice), "alice: \(alice.stderr)")
+        #expect(await withdrawn(host), "host: \(host.stderr)")
+        alice.type("accept")
+        #expect(await alice.wait(upTo: 10) { $0.events.contains { $0["event"] as? String == "commandError" && $0["line"] as? String == "accept" } })
+        #expect(!alice.events.contains { $0["event"] as? String == "command" && $0["command"] as? String == "accept" })
         let carolAgain = try server.member("join", token: try await server.token("carol", room: "planning"), ["--no-media", "--events"])
         #expect(await carolAgain.wait(upTo: 20) { $0.eventNames.contains("joined") }, "carol: \(carolAgain.stderr)")
 

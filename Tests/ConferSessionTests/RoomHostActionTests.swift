@@ -214,6 +214,81 @@ import Testing
         #expect(h.ended[host] == .roomClosed)
         #expect(throws: SessionRefusal.roomClosed) { try h.administer(.close) }
     }
+
+    /// A member made an observer may no longer send, so the host's open request for its
+    /// camera is withdrawn (for both), and an answer that would turn the camera on is refused.
+    @Test func aMemberMadeAnObserverCannotAnswerTheHostsRequest() throws {
+        var (h, host, alice, request) = try Self.aliceAsked(for: .camera)
+        try h.administer(.setRole(identity: "alice", role: .observer))
+        let withdrawn = RoomEvent.deviceRequestEnded(id: request.id, identity: "alice", device: .camera, outcome: .withdrawn)
+        #expect(h.events(alice).contains(withdrawn))
+        #expect(h.events(host).contains(withdrawn))
+        #expect(h.room.openDeviceRequests.isEmpty)
+        h.send(.answerDeviceRequest(id: request.id, accept: true), from: alice)
+        #expect(h.refusals(alice) == [.unknownRequest])
+        let member = try #require(h.room.members.first { $0.identity == "alice" })
+        #expect(member.role == .observer && !member.devices.camera && !member.devices.microphone)
+    }
+
+    /// An observer an administrator makes a participant has its application answered by
+    /// that: it ends approved (for it and the host), and the host has nothing left to answer.
+    @Test func anObserverAnAdministratorPromotesHasItsApplicationApproved() throws {
+        var h = RoomHarness()
+        let host = h.join("host", .host)
+        let olga = h.join("olga", .observer)
+        h.send(.applyForParticipant, from: olga)
+        h.clear()
+        try h.administer(.setRole(identity: "olga", role: .participant))
+        let approved = RoomEvent.joinRequestEnded(identity: "olga", outcome: .approved)
+        #expect(h.events(olga).contains(approved))
+        #expect(h.events(host).contains(approved))
+        #expect(h.room.pendingApplications.isEmpty)
+        h.send(.answerApplication(identity: "olga", approve: false), from: host)
+        #expect(h.refusals(host) == [.unknownRequest])
+        #expect(h.room.members.first { $0.identity == "olga" }?.role == .participant)
+    }
+
+    /// A member who becomes the host is no longer asked by a host: a request for its device
+    /// is withdrawn, whether the host hands its role on or an administrator gives it.
+    @Test(arguments: [false, true])
+    func aMemberWhoBecomesTheHostHasItsRequestWithdrawn(byAdministrator: Bool) throws {
+        var (h, host, alice, request) = try Self.aliceAsked(for: .microphone)
+        if byAdministrator {
+            try h.administer(.setRole(identity: "alice", role: .host))
+        } else {
+            h.send(.transferHost(identity: "alice"), from: host)
+        }
+        #expect(h.room.host == "alice")
+        #expect(h.room.openDeviceRequests.isEmpty)
+        #expect(h.events(alice).contains(.deviceRequestEnded(id: request.id, identity: "alice", device: .microphone, outcome: .withdrawn)))
+        h.send(.answerDeviceRequest(id: request.id, accept: true), from: alice)
+        #expect(h.refusals(alice) == [.unknownRequest])
+    }
+
+    /// With no host in the room, the member an administrator makes host has its open request
+    /// withdrawn too.
+    @Test func aMemberMadeHostOfAnEmptySeatHasItsRequestWithdrawn() throws {
+        var (h, host, alice, request) = try Self.aliceAsked(for: .camera)
+        h.send(.leave, from: host)
+        #expect(h.room.host == nil && h.room.openDeviceRequests == [request])
+        h.clear()
+        try h.administer(.setRole(identity: "alice", role: .host))
+        #expect(h.room.host == "alice" && h.room.openDeviceRequests.isEmpty)
+        #expect(h.events(alice).contains(.deviceRequestEnded(id: request.id, identity: "alice", device: .camera, outcome: .withdrawn)))
+    }
+
+    /// A meeting with alice, whose `device` the host turned off and has asked her to turn on
+    /// again; inboxes cleared.
+    private static func aliceAsked(for device: MediaDevice) throws
+        -> (RoomHarness, host: SessionAddress, alice: SessionAddress, request: DeviceRequest) {
+        var h = RoomHarness()
+        let (host, members) = h.meeting(participants: ["alice"])
+        h.send(.turnOff(identity: "alice", device: device), from: host)
+        h.send(.requestDevice(identity: "alice", device: device), from: host)
+        let request = try #require(h.room.openDeviceRequests.first)
+        h.clear()
+        return (h, host, members[0], request)
+    }
 }
 
 /// Each side's figures of what the far end got, filled from the far end's own reports.

@@ -5,10 +5,13 @@ import FuzzTraffic
 /// Drives one room with whatever the input says: each line is `SESSION TIME-STEP JSON`, the
 /// session (0–7) choosing who sends (0 is always the host's token, 1–5 participants, 6–7
 /// observers), the step moving virtual time, the JSON a client message (a bad one is
-/// skipped, as the server refuses it before the room). After every input the room's rules
+/// skipped, as the server refuses it before the room). In place of the JSON, `lost` drops
+/// the session's connection and `admin …` is the admin API's word (`admin role ID ROLE`,
+/// `admin kick ID`, `admin say TEXT`, `admin close`). After every input the room's rules
 /// must hold: at most one host, unique identities, every member reachable, nothing waiting
 /// and admitted at once, bounded history and requests, one open request a member's device,
-/// and only while that device is off.
+/// only while that device is off and only of a participant (an observer or the host cannot
+/// be asked), and applications only from observers.
 /// And every connected member's copy of the room (the snapshot it was sent, with the events
 /// since applied, as `MeetingClient` keeps it) must be what the room shows that member.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -30,7 +33,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         now = now + .milliseconds(Int64(min(max(step, 0), 120_000)))
         copies.follow(room.tick(at: now))
         let identity = identities[who]
-        if parts.count == 2 || addresses[who] == nil {
+        if parts.count == 3, parts[2].hasPrefix("admin ") {
+            if let action = administratorAction(parts[2].dropFirst(6)) { copies.follow((try? room.administer(action, at: now)) ?? []) }
+        } else if parts.count == 2 || addresses[who] == nil {
             // Join (again): a new connection for this identity.
             connection += 1
             let address = SessionAddress(identity: identity, connection: connection)
@@ -52,6 +57,20 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     check(room)
     copies.check(against: room, connected: addresses)
     return 0
+}
+
+/// The administrator's action a line names, if it names one.
+private func administratorAction(_ words: Substring) -> RoomState<SeededGenerator>.AdministratorAction? {
+    let word = words.split(separator: " ", maxSplits: 2)
+    switch (word.first, word.count) {
+    case ("role", 3):
+        guard let role = MemberRole(rawValue: String(word[2])) else { return nil }
+        return .setRole(identity: String(word[1]), role: role)
+    case ("kick", 2): return .kick(identity: String(word[1]))
+    case ("say", 2...): return .send(to: nil, text: String(words.dropFirst(4)))
+    case ("close", 1): return .close
+    default: return nil
+    }
 }
 
 /// What each connection would hold: the snapshot it was last sent, with the events since.
@@ -100,6 +119,10 @@ private func check(_ room: RoomState<SeededGenerator>) {
     require(Set(asked).count == asked.count, "a device asked for twice at once")
     for request in room.openDeviceRequests {
         require(members.contains { $0.identity == request.identity && !$0.devices[request.device] }, "a request open for a device that is on")
+        require(members.contains { $0.identity == request.identity && $0.role == .participant }, "a request open for \(request.identity), who may not be asked")
+    }
+    for application in room.pendingApplications {
+        require(members.contains { $0.identity == application.identity && $0.role == .observer }, "an application from \(application.identity), who is no observer")
     }
     if room.isClosed { require(members.isEmpty && room.joinRequests.isEmpty, "a closed room holds someone") }
 }

@@ -21,6 +21,6 @@ public enum DeviceRequestOutcome: String, Sendable, Codable, Hashable {
     case rejected
     /// Nobody answered in time.
     case expired
-    /// The member left first.
+    /// The member left first, or may no longer be asked: it became an observer or the host.
     case withdrawn
 }

@@ -394,6 +394,7 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
 
     private mutating func transferHost(from old: Int, to new: Int) -> [RoomEffect] {
         let newHost = seats[new].member.identity
+        var effects = withdrawDeviceRequests(of: newHost)
         seats[old].member.role = .participant
         seats[old].member.slot = nextSlot
         seats[old].grant = MediaGrant(slot: nextSlot, using: &random)
@@ -401,7 +402,7 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
         seats[new].member.role = .host
         seats[new].member.slot = 0
         seats[new].grant = nil
-        var effects = broadcast(.memberUpdated(seats[old].member)) + broadcast(.memberUpdated(seats[new].member))
+        effects += broadcast(.memberUpdated(seats[old].member)) + broadcast(.memberUpdated(seats[new].member))
         effects += broadcast(.hostChanged(identity: newHost))
         if let grant = seats[old].grant {
             effects.append(.send(seats[old].address, .event(.mediaGranted(identity: seats[old].member.identity, grant: grant))))
@@ -501,18 +502,39 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
             if role == .host {
                 guard current == .participant else { throw .wrongRole }
                 if let old = seats.firstIndex(where: { $0.member.role == .host }) { return transferHost(from: old, to: index) }
+                let withdrawn = withdrawDeviceRequests(of: identity)
                 seats[index].member.role = .host
                 seats[index].member.slot = 0
                 seats[index].grant = nil
-                return broadcast(.memberUpdated(seats[index].member)) + broadcast(.hostChanged(identity: identity))
+                return withdrawn + broadcast(.memberUpdated(seats[index].member)) + broadcast(.hostChanged(identity: identity))
                     + [.send(seats[index].address, .joined(snapshot(for: identity)))]
             }
             if current == .host { throw .wrongRole } // hand the host role to someone instead
             if role == .participant, isFull { throw .roomFull }
             seats[index].member.role = role
-            if role == .observer { seats[index].member.devices = DeviceStates(microphone: false, camera: false) }
-            return broadcast(.memberUpdated(seats[index].member))
+            if role == .observer {
+                seats[index].member.devices = DeviceStates(microphone: false, camera: false)
+                return broadcast(.memberUpdated(seats[index].member)) + withdrawDeviceRequests(of: identity)
+            }
+            var effects = broadcast(.memberUpdated(seats[index].member))
+            if let application = applications.firstIndex(where: { $0.identity == identity }) {
+                // The administrator's word answers the observer's application: it ends approved,
+                // or the host would be left a question already settled.
+                applications.remove(at: application)
+                let ended = RoomEvent.joinRequestEnded(identity: identity, outcome: .approved)
+                effects += [.send(seats[index].address, .event(ended))] + toHost(ended)
+            }
+            return effects
         }
+    }
+
+    /// Ends the open device requests made of `identity`, who may no longer be asked (it has
+    /// become an observer, who sends nothing, or the host, whom no host asks): an answer
+    /// would otherwise turn on a device its role does not have. Told to it and to the host.
+    private mutating func withdrawDeviceRequests(of identity: String) -> [RoomEffect] {
+        let requests = deviceRequests.filter { $0.identity == identity }
+        deviceRequests.removeAll { $0.identity == identity }
+        return requests.flatMap { endDeviceRequest($0, outcome: .withdrawn) }
     }
 
     /// Ends every session (the server is shutting down), leaving the room closed.
