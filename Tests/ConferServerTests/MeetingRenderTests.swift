@@ -32,14 +32,7 @@ struct MeetingRenderTests {
         func client(_ identity: String, _ role: String) async throws -> MeetingClient {
             try MeetingClient(configuration: MeetingClientConfiguration(server: server.url, token: try await server.token(identity, role: role)))
         }
-        let host = try await client("boss", "host")
-        let approvals = host.events.events
-        let approver = Task {
-            for await event in approvals {
-                if case .room(.joinRequested(let request)) = event { await host.approve(request.identity) }
-            }
-        }
-        try await host.join()
+        let (host, approver) = try await Self.approvingHost(server)
         let options = Self.small
         let hostMedia = MeetingMedia(client: host, options: options)
         await hostMedia.start()
@@ -86,14 +79,7 @@ struct MeetingRenderTests {
 
     @Test func anObserverMadeAParticipantStartsSending() async throws {
         let server = try await TestServer()
-        let host = try MeetingClient(configuration: MeetingClientConfiguration(server: server.url, token: try await server.token("boss", role: "host")))
-        let hostEvents = host.events.events
-        let approver = Task {
-            for await event in hostEvents {
-                if case .room(.applicationReceived(let request)) = event { await host.answerApplication(from: request.identity, approve: true) }
-            }
-        }
-        try await host.join()
+        let (host, approver) = try await Self.approvingHost(server)
         let options = Self.small
         let hostMedia = MeetingMedia(client: host, options: options)
         await hostMedia.start()
@@ -117,6 +103,87 @@ struct MeetingRenderTests {
         await carol.leave()
         await host.leave()
         await server.stop()
+    }
+
+    /// A device turned off stops at the member's own media, not only in the host's
+    /// composite: a camera the member turns off sends no frame (and the host decodes none
+    /// from it), a microphone the host turns off sends silence, and the camera turned on
+    /// again sends again.
+    @Test func aDeviceTurnedOffSendsNothingFromTheMembersMachine() async throws {
+        let server = try await TestServer()
+        let (host, approver) = try await Self.approvingHost(server)
+        let hostMedia = MeetingMedia(client: host, options: Self.small)
+        await hostMedia.start()
+        // Alice's microphone hears a steady tone, so what it sends is voice until it is turned off.
+        let directory = NSTemporaryDirectory() + "confer-devices-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var tone = ToneSource(frequency: 440, amplitude: 0.3, pattern: .continuous)
+        let voice = try AudioFileWriter(path: "\(directory)/voice.wav", channels: 1, bitrate: nil)
+        for _ in 0 ..< 3000 { try voice.write(tone.next(frameCount: 480)) }
+        try voice.finish()
+        var options = Self.small
+        options.microphoneFile = "\(directory)/voice.wav"
+        let alice = try MeetingClient(configuration: MeetingClientConfiguration(server: server.url, token: try await server.token("alice")))
+        try await alice.join()
+        let aliceMedia = MeetingMedia(client: alice, options: options)
+        await aliceMedia.start()
+        #expect(await aliceMedia.firstFrame.values.first { $0 != nil } != nil)
+        /// What alice's media sent over the next two seconds (figures are published each second).
+        func sentOverTwoSeconds() async throws -> (frames: Int, bytes: Int) {
+            let start = await aliceMedia.figures
+            try await Task.sleep(for: .seconds(2))
+            let end = await aliceMedia.figures
+            return (end.framesSent - start.framesSent, end.bytesSent - start.bytesSent)
+        }
+        func devices(_ camera: Bool, _ microphone: Bool) async -> Bool {
+            await alice.room.values.first { $0?.member("alice")?.devices == DeviceStates(microphone: microphone, camera: camera) } != nil
+        }
+        let on = try await sentOverTwoSeconds()
+        #expect(on.frames >= 20, "alice sent \(on.frames) frames in 2 s with her camera on")
+
+        await alice.setDevice(.camera, on: false)
+        #expect(await devices(false, true))
+        try await Task.sleep(for: .milliseconds(1100)) // a second's figures, counted from the change
+        let cameraOff = try await sentOverTwoSeconds()
+        #expect(cameraOff.frames == 0, "alice sent \(cameraOff.frames) frames with her camera off")
+        #expect(received(await hostMedia.figures, "alice") == 0, "the host decodes nothing of hers")
+
+        await host.mute("alice", device: .microphone)
+        #expect(await devices(false, false))
+        try await Task.sleep(for: .milliseconds(1100))
+        let bothOff = try await sentOverTwoSeconds()
+        #expect(bothOff.bytes * 2 < cameraOff.bytes, "voice \(cameraOff.bytes) bytes in 2 s, silence \(bothOff.bytes)")
+
+        await alice.setDevice(.camera, on: true)
+        #expect(await devices(true, false))
+        try await Task.sleep(for: .milliseconds(1100))
+        let back = try await sentOverTwoSeconds()
+        #expect(back.frames >= 20, "alice sent \(back.frames) frames in 2 s with her camera on again")
+        await aliceMedia.stop()
+        await hostMedia.stop()
+        approver.cancel()
+        await alice.leave()
+        await host.leave()
+        await server.stop()
+    }
+
+    /// Boss, joined as the host of `server`'s room, letting in every member who asks to join
+    /// and every observer who applies; cancel the task to stop.
+    static func approvingHost(_ server: TestServer) async throws -> (MeetingClient, Task<Void, Never>) {
+        let host = try MeetingClient(configuration: MeetingClientConfiguration(server: server.url, token: try await server.token("boss", role: "host")))
+        let events = host.events.events
+        let approver = Task {
+            for await event in events {
+                switch event {
+                case .room(.joinRequested(let request)): await host.approve(request.identity)
+                case .room(.applicationReceived(let request)): await host.answerApplication(from: request.identity, approve: true)
+                default: break
+                }
+            }
+        }
+        try await host.join()
+        return (host, approver)
     }
 
     /// Frames per second the host decodes from `identity`, as its figures say.

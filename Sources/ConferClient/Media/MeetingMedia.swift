@@ -33,6 +33,8 @@ public actor MeetingMedia {
     private var runningFor: MediaDescription?
     /// Participant: whether the running media sends (an observer's does not).
     private var runningSends = true
+    /// Participant: the device states the running media was last told.
+    private var runningDevices: DeviceStates?
     private var started: SessionTime?
     private var totals = LiveMeetingControl.Figures()
     /// How this member renders others, by identity (what the app chose; the default shows
@@ -141,6 +143,7 @@ public actor MeetingMedia {
         media = nil
         control = nil
         runningFor = nil
+        runningDevices = nil
         applied.removeAll()
     }
 
@@ -245,9 +248,20 @@ public actor MeetingMedia {
         }
         let me = room.member(client.identity)
         let sends = me?.role.sends ?? true
-        // Same host, same role: nothing to change. An observer made a participant restarts
+        // Same host, same role: the media goes on. An observer made a participant restarts
         // its media so that it starts sending.
-        if runningFor == hostMedia, runningSends == sends { return }
+        if runningFor != hostMedia || runningSends != sends { await startParticipant(room, host: hostMedia, grant: grant, codec: codec, sends: sends) }
+        // A device turned off, by the member or the host, stops at the source: no camera
+        // frame leaves this machine and the microphone sends silence. The host hiding the
+        // tile is not enough: the host is another member's process, which could keep what it
+        // is sent.
+        if let devices = me?.devices, devices != runningDevices {
+            control?.send(.devices(identity: client.identity, camera: devices.camera, microphone: devices.microphone))
+            runningDevices = devices
+        }
+    }
+
+    private func startParticipant(_ room: RoomSnapshot, host hostMedia: MediaDescription, grant: MediaGrant, codec: Codec, sends: Bool) async {
         if runningFor != nil { await stopMedia() }
         var configuration = LiveMeetingParticipantConfiguration(
             plan: LiveMeetingPlan(codec: codec, canvasWidth: hostMedia.width, canvasHeight: hostMedia.height, frameRate: hostMedia.frameRate),
