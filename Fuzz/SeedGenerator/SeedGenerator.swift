@@ -273,6 +273,7 @@ func signalSeeds(_ seeds: inout SeedWriter, server: [ServerMessage], callServer:
         .approve(identity: "p1"), .kick(identity: "p2"), .transferHost(identity: "p3"), .setDevice(device: .camera, on: false),
         .requestDevice(identity: "p1", device: .microphone), .answerDeviceRequest(id: 7, accept: true),
         .applyForParticipant, .answerApplication(identity: "o1", approve: false), .send(to: ["p1", "p2"], kind: "chat", text: "hi ✓"),
+        .join(token: "eyJhbGciOiJIUzI1NiJ9.e30.c2ln", room: "standup", devices: DeviceStates(microphone: false, camera: true)),
     ]
     for (index, message) in client.enumerated() { files.append(("client-\(index)", SignalCodec.encode(message))) }
     // One of each server message kind the rooms sent, then of each call message.

@@ -37,8 +37,9 @@ struct RoomScript {
         let address = SessionAddress(identity: Self.identities[who], connection: connection)
         addresses[who] = address
         let role: MemberRole = who == 0 ? .host : who >= 6 ? .observer : .participant
+        // As the target reads it: the step's low bits turn the microphone (1) and the camera (2) off.
         take(room.join(TokenClaims(identity: Self.identities[who], room: "r", role: role, notBefore: now, lifetime: .seconds(600)),
-                       on: address, at: now))
+                       devices: DeviceStates(microphone: step & 1 == 0, camera: step & 2 == 0), on: address, at: now))
     }
 
     /// Session `who` sends `message` after `step` ms (joining first if it has no connection).

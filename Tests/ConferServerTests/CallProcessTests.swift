@@ -243,10 +243,12 @@ struct CallProcessTests {
         #expect(await bob.wait(upTo: 20) { $0.eventNames.contains("signedIn") }, "bob: \(bob.stderr)")
         let alice = try server.member("call", token: try await server.callToken("alice"), ["--to", "bob", "--video", "--codec", "h264", "--events"])
         #expect(await bob.wait(upTo: 15) { $0.eventNames.contains("incoming") }, "bob: \(bob.stderr)")
-        #expect(bob.stderr.contains("this device cannot accept: the caller sends h264"), "\(bob.stderr)")
+        // What it says goes to stderr, a pipe of its own that may lag the event on stdout.
+        #expect(await bob.wait(upTo: 5) { $0.stderr.contains("this device cannot accept: the caller sends h264") }, "\(bob.stderr)")
         bob.type("accept")
         #expect(await bob.wait(upTo: 15) { $0.events.contains { $0["event"] as? String == "commandError" && $0["line"] as? String == "accept" } })
-        #expect(bob.stderr.contains("confer: accept: the caller sends h264, which -o \(output) cannot hold"))
+        #expect(await bob.wait(upTo: 5) { $0.stderr.contains("confer: accept: the caller sends h264, which -o \(output) cannot hold") },
+                "\(bob.stderr)")
         #expect(!alice.events.contains { $0["event"] as? String == "phase" && $0["phase"] as? String != "ringing" }, "it still rings")
         bob.type("decline")
         #expect(await alice.exitStatus(timeout: 15) == 5, "alice: \(alice.stderr)")

@@ -130,7 +130,8 @@ struct SignalingProcessTests {
         #expect(await event(alice, "refused", { $0["action"] as? String == "kick" && $0["reason"] as? String == "notHost" }))
         alice.type("frob")
         #expect(await event(alice, "commandError", { $0["line"] as? String == "frob" }))
-        #expect(alice.stderr.contains("unknown command 'frob'"))
+        // Its words go to stderr, a pipe of its own that may lag the event on stdout.
+        #expect(await alice.wait(upTo: 5) { $0.stderr.contains("unknown command 'frob'") }, "\(alice.stderr)")
         alice.type("say hello from the keyboard")
         #expect(await event(host, "message", { ($0["data"] as? [String: Any])?["text"] as? String == "hello from the keyboard" }))
 
@@ -188,19 +189,20 @@ struct SignalingProcessTests {
         let host = try server.member("host", token: try await server.token("boss", role: "host", room: "planning"),
                                      ["--no-media", "--events", "--commands"], typing: true)
         #expect(await host.wait(upTo: 20) { $0.eventNames.contains("joined") }, "host: \(host.stderr)")
-        let alice = try server.member("join", token: try await server.token("alice", room: "planning"), ["--no-media", "--events", "--commands"],
-                                      typing: true)
+        let alice = try server.member("join", token: try await server.token("alice", room: "planning"),
+                                      ["--no-media", "--events", "--commands", "--camera-off"], typing: true)
         #expect(await alice.wait(upTo: 20) { $0.eventNames.contains("joined") }, "alice: \(alice.stderr)")
         let carol = try server.member("join", token: try await server.token("carol", room: "planning"), ["--no-media", "--events"])
         #expect(await carol.exitStatus() == 3, "the room takes two senders")
         #expect(carol.stderr.contains("roomFull"))
 
-        // The host asks alice to turn her camera back on; before she answers, she is made an observer.
-        alice.type("camera off")
+        // Alice joined with her camera off, and the host saw her so from the start. It asks her
+        // to turn it on; before she answers, she is made an observer.
         #expect(await host.wait(upTo: 10) { $0.events.contains {
-            guard let member = $0["data"] as? [String: Any], member["identity"] as? String == "alice" else { return false }
+            guard $0["event"] as? String == "memberJoined", let member = $0["data"] as? [String: Any],
+                  member["identity"] as? String == "alice" else { return false }
             return (member["devices"] as? [String: Any])?["camera"] as? Bool == false
-        } })
+        } }, "host: \(host.stdout)")
         host.type("ask alice camera")
         #expect(await alice.wait(upTo: 10) { $0.eventNames.contains("deviceRequested") }, "alice: \(alice.stderr)")
 

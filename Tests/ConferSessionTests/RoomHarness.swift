@@ -22,10 +22,10 @@ struct RoomHarness {
 
     /// A new connection for `identity` joining with `role`.
     @discardableResult
-    mutating func join(_ identity: String, _ role: MemberRole, lifetime: Duration = .seconds(3600)) -> SessionAddress {
+    mutating func join(_ identity: String, _ role: MemberRole, lifetime: Duration = .seconds(3600), devices: DeviceStates? = nil) -> SessionAddress {
         let address = SessionAddress(identity: identity, connection: nextConnection)
         nextConnection += 1
-        apply(room.join(claims(identity, role, lifetime: lifetime), on: address, at: now))
+        apply(room.join(claims(identity, role, lifetime: lifetime), devices: devices, on: address, at: now))
         return address
     }
 

@@ -93,6 +93,31 @@ import Testing
         #expect(h.refusals(olga) == [.wrongRole])
     }
 
+    /// A member enters with the devices its join asks for: shown so to everyone from its
+    /// first appearance, kept through approval, and kept (with what it changed since) when
+    /// its connection resumes with another join.
+    @Test func aMemberEntersWithTheDevicesItJoinsWith() throws {
+        var h = RoomHarness()
+        let host = h.join("host", .host, devices: DeviceStates(microphone: true, camera: false))
+        #expect(h.room.members.first?.devices == DeviceStates(microphone: true, camera: false))
+        let alice = h.join("alice", .participant, devices: DeviceStates(microphone: false, camera: true))
+        h.clear()
+        h.send(.approve(identity: "alice"), from: host)
+        let joined = h.events(host).compactMap { if case .memberJoined(let member) = $0 { member } else { nil } }
+        #expect(joined.map(\.devices) == [DeviceStates(microphone: false, camera: true)], "the host sees her as she joined")
+        guard case .joined(let view) = h.take(alice).last else { Issue.record("alice not admitted"); return }
+        #expect(view.member("alice")?.devices == DeviceStates(microphone: false, camera: true))
+        h.send(.setDevice(device: .camera, on: false), from: alice)
+        h.lose(alice)
+        let again = h.join("alice", .participant, devices: DeviceStates())
+        guard case .joined(let resumed) = h.take(again).last else { Issue.record("alice did not resume"); return }
+        #expect(resumed.member("alice")?.devices == DeviceStates(microphone: false, camera: false), "a resumed member keeps its devices")
+        // Without devices in the join, both are on, as before they could be asked for.
+        h.join("bob", .participant)
+        h.send(.approve(identity: "bob"), from: host)
+        #expect(h.room.members.first { $0.identity == "bob" }?.devices == DeviceStates())
+    }
+
     @Test func oneHostPerRoom() {
         var h = RoomHarness()
         h.join("host", .host)

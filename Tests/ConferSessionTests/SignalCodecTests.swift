@@ -3,7 +3,7 @@ import Testing
 
 @Suite struct SignalCodecTests {
     static let clientMessages: [ClientMessage] = [
-        .join(token: "t", room: "r"), .ping(sent: 5), .ping(sent: nil), .leave, .cancelJoin, .approve(identity: "a"),
+        .join(token: "t", room: "r"), .join(token: "t", room: "r", devices: DeviceStates(microphone: false, camera: true)), .ping(sent: 5), .ping(sent: nil), .leave, .cancelJoin, .approve(identity: "a"),
         .decline(identity: "a"), .kick(identity: "a"), .closeRoom, .transferHost(identity: "a"),
         .setDevice(device: .camera, on: false), .turnOff(identity: "a", device: .microphone),
         .requestDevice(identity: "a", device: .camera), .answerDeviceRequest(id: 3, accept: true), .applyForParticipant,
@@ -49,6 +49,9 @@ import Testing
         #expect(error(#"{"v":1,"m":{"kick":{"who":"a"}}}"#) == .invalidFields("kick"))
         #expect(error(#"{"v":1,"m":{"kick":{"identity":"a"},"leave":{}}}"#) == .malformed)
         #expect(error(#"{"v":1,"m":{"leave":{}}}"#) == nil)
+        // A join without devices (every client before them) still reads, as both on.
+        #expect((try? SignalCodec.decodeClient(Array(#"{"v":1,"m":{"join":{"token":"t","room":"r"}}}"#.utf8))) == .join(token: "t", room: "r"))
+        #expect(error(#"{"v":1,"m":{"join":{"token":"t","room":"r","devices":{"camera":"off"}}}}"#) == .invalidFields("join"))
         let huge = #"{"v":1,"m":{"send":{"text":""# + String(repeating: "x", count: 70_000) + #""}}}"#
         #expect(error(huge) == .tooLarge(huge.utf8.count))
         #expect(SignalDecodeError.tooLarge(1).refusal == .messageTooLarge)

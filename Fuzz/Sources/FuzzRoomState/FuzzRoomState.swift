@@ -5,7 +5,8 @@ import FuzzTraffic
 /// Drives one room with whatever the input says: each line is `SESSION TIME-STEP JSON`, the
 /// session (0–7) choosing who sends (0 is always the host's token, 1–5 participants, 6–7
 /// observers), the step moving virtual time, the JSON a client message (a bad one is
-/// skipped, as the server refuses it before the room). In place of the JSON, `lost` drops
+/// skipped, as the server refuses it before the room); a line without JSON joins (again), with
+/// the devices the step's low bits say. In place of the JSON, `lost` drops
 /// the session's connection and `admin …` is the admin API's word (`admin role ID ROLE`,
 /// `admin kick ID`, `admin say TEXT`, `admin close`). After every input the room's rules
 /// must hold: at most one host, unique identities, every member reachable, nothing waiting
@@ -41,8 +42,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             let address = SessionAddress(identity: identity, connection: connection)
             addresses[who] = address
             let role: MemberRole = who == 0 ? .host : who >= 6 ? .observer : .participant
+            // The step's two low bits turn the microphone (1) and the camera (2) off for the join.
+            let devices = DeviceStates(microphone: step & 1 == 0, camera: step & 2 == 0)
             copies.follow(room.join(TokenClaims(identity: identity, room: "r", role: role, notBefore: now, lifetime: .seconds(600)),
-                                    on: address, at: now))
+                                    devices: devices, on: address, at: now))
         } else if let address = addresses[who] {
             if parts[2] == "lost" {
                 copies.follow(room.connectionLost(address, at: now))

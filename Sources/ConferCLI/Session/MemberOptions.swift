@@ -1,5 +1,6 @@
 import ArgumentParser
 import ConferClient
+import ConferSession
 
 /// What `confer host` and `confer join` share: where to connect, as whom, how long, and
 /// what to print and write.
@@ -20,7 +21,7 @@ struct MemberOptions: ParsableArguments {
     }
 
     /// The meeting client these options describe.
-    func client() throws -> MeetingClient { try connection.meetingClient() }
+    func client(devices: DeviceStates = DeviceStates()) throws -> MeetingClient { try connection.meetingClient(devices: devices) }
 
     /// The run of one member's session with these options.
     func session(client: MeetingClient, approval: ApprovalPolicy?, cutSignalingAfter: Double?) -> MemberSession {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ConferClient
+import ConferSession
 import Foundation
 
 /// What every command that signs in to a server shares (`confer host`, `join`, `call` and
@@ -13,9 +14,10 @@ struct ServerOptions: ParsableArguments {
     var trust: String?
 
     /// A meeting client for these options.
-    func meetingClient() throws -> MeetingClient {
+    func meetingClient(devices: DeviceStates = DeviceStates()) throws -> MeetingClient {
         var configuration = MeetingClientConfiguration(server: server, token: token)
         configuration.trustedCertificates = trust
+        configuration.devices = devices
         do { return try MeetingClient(configuration: configuration) } catch { throw ValidationError("\(error)") }
     }
 

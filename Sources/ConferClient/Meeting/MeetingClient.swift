@@ -122,7 +122,7 @@ public actor MeetingClient {
         while true {
             let link = SignalLink<ClientMessage, ServerMessage>()
             self.link = link
-            link.send(.join(token: configuration.token, room: claims.room))
+            link.send(.join(token: configuration.token, room: claims.room, devices: configuration.devices))
             var code: UInt16?
             var connected = true
             do {

@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ConferSession
+public import ConferSession
 import NIOSSL
 
 /// A WebSocket endpoint of the server and how to reach it.
@@ -25,6 +25,10 @@ public struct MeetingClientConfiguration: Sendable {
     /// How long reconnection goes on after the connection drops (the server keeps the
     /// member as long).
     public var reconnectGrace: Duration = .seconds(20)
+    /// The camera and microphone the member joins with (both on by default): with one off,
+    /// the room shows it off from the start and the member's media never sends it. A
+    /// connection that resumes keeps what the member has since turned on or off.
+    public var devices = DeviceStates()
 
     /// A configuration for `server` and `token`.
     public init(server: String, token: String) {

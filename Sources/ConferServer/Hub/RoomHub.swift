@@ -46,7 +46,7 @@ public actor RoomHub {
 
     /// A connection whose token verified joins its room (created on first join); from now
     /// on what the room sends `address` goes to `outbox`.
-    func join(_ claims: TokenClaims, on address: SessionAddress, outbox: AsyncStream<SessionOutbound>.Continuation) {
+    func join(_ claims: TokenClaims, devices: DeviceStates? = nil, on address: SessionAddress, outbox: AsyncStream<SessionOutbound>.Continuation) {
         guard !closed else {
             outbox.yield(.text(Self.text(.refused(action: "join", reason: .roomClosed))))
             outbox.yield(.close(code: DisconnectReason.serverShutdown.closeCode, reason: DisconnectReason.serverShutdown.rawValue))
@@ -57,7 +57,7 @@ public actor RoomHub {
         outboxes[address] = outbox
         roomOf[address] = claims.room
         var room = store.room(claims.room) ?? ServerRoom(info: RoomInfo(id: claims.room), rules: rules, at: now, random: SystemRandomNumberGenerator())
-        let effects = room.join(claims, on: address, at: now)
+        let effects = room.join(claims, devices: devices, on: address, at: now)
         store.save(room)
         apply(effects, room: claims.room)
     }

@@ -24,8 +24,9 @@ struct SignalConnection {
 
         guard let first = try await messages.firstText(within: Self.joinTimeout, closing: outbound, reason: "no join") else { return }
         let claims: TokenClaims
+        let devices: DeviceStates?
         do {
-            guard case .join(let token, let room) = try SignalCodec.decodeClient(first) else {
+            guard case .join(let token, let room, let asked) = try SignalCodec.decodeClient(first) else {
                 try await refuse(outbound, action: "join", reason: .outOfOrder)
                 return
             }
@@ -35,6 +36,7 @@ struct SignalConnection {
                 return
             }
             claims = try await issuer.verify(token, room: room, at: SessionTime.now())
+            devices = asked
         } catch let error as SignalDecodeError {
             try await refuse(outbound, action: "join", reason: error.refusal)
             return
@@ -45,7 +47,7 @@ struct SignalConnection {
 
         let address = SessionAddress(identity: claims.identity, connection: connection)
         let (queue, continuation) = AsyncStream<SessionOutbound>.makeStream(bufferingPolicy: .bufferingOldest(Self.outboxLimit))
-        await hub.join(claims, on: address, outbox: continuation)
+        await hub.join(claims, devices: devices, on: address, outbox: continuation)
 
         let hub = hub
         try await SessionPump<ClientMessage>(

@@ -1,8 +1,10 @@
 /// Everything a member's client sends the server. The first message on a connection is
 /// `join`; the rest act in the room the join entered.
 public enum ClientMessage: Sendable, Codable, Hashable {
-    /// Enter `room` with `token` (the only message accepted before joining).
-    case join(token: String, room: String)
+    /// Enter `room` with `token` (the only message accepted before joining); `devices`, the
+    /// states a participant or host enters with (both on when nil), so that a member who
+    /// joins with its camera off is never shown, or sent, with it on.
+    case join(token: String, room: String, devices: DeviceStates? = nil)
     /// Keepalive; the server answers `pong` with the same value.
     case ping(sent: Int64?)
     /// Leave the room (or withdraw a waiting join request).

@@ -21,6 +21,8 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
         var request: JoinRequest
         var address: SessionAddress
         var tokenExpiry: SessionTime
+        /// The devices it asked to enter with.
+        var devices: DeviceStates
     }
 
     /// The room's names.
@@ -128,8 +130,11 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
     /// A session whose token the server verified (`claims`, for this room) joins on
     /// `address`. A host or an observer is admitted at once; a participant's join becomes a
     /// request to the host. A second join with an identity already in the room (or waiting)
-    /// takes its place, ending the first session with `duplicateIdentity`.
-    public mutating func join(_ claims: TokenClaims, on address: SessionAddress, at now: SessionTime) -> [RoomEffect] {
+    /// takes its place, ending the first session with `duplicateIdentity`. A host or a
+    /// participant enters with `devices` (both on when nil); a member resuming keeps the
+    /// states it has in the room, and an observer has none to set.
+    public mutating func join(_ claims: TokenClaims, devices: DeviceStates? = nil, on address: SessionAddress,
+                              at now: SessionTime) -> [RoomEffect] {
         var effects: [RoomEffect] = []
         func refuse(_ reason: SessionRefusal) -> [RoomEffect] {
             [.send(address, .refused(action: "join", reason: reason)), .end(address, .refused)]
@@ -158,6 +163,7 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
             if old != address { effects.append(.end(old, .duplicateIdentity)) }
             waiting[index].address = address
             waiting[index].tokenExpiry = expiry
+            if let devices { waiting[index].devices = devices }
             effects.append(.send(address, welcome(claims.identity, .participant, now)))
             effects.append(.send(address, .waiting(waiting[index].request)))
             return effects
@@ -167,15 +173,17 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
             if host != nil { return refuse(.hostAlreadyPresent) }
             if isFull { return refuse(.roomFull) }
             effects.append(.send(address, welcome(claims.identity, .host, now)))
-            effects += admit(identity: claims.identity, name: claims.name, role: .host, address: address, tokenExpiry: expiry, at: now)
+            effects += admit(identity: claims.identity, name: claims.name, role: .host, address: address, tokenExpiry: expiry,
+                             devices: devices ?? DeviceStates(), at: now)
         case .observer:
             effects.append(.send(address, welcome(claims.identity, .observer, now)))
-            effects += admit(identity: claims.identity, name: claims.name, role: .observer, address: address, tokenExpiry: expiry, at: now)
+            effects += admit(identity: claims.identity, name: claims.name, role: .observer, address: address, tokenExpiry: expiry,
+                             devices: DeviceStates(), at: now)
         case .participant:
             if isFull { return refuse(.roomFull) }
             if waiting.count + applications.count >= rules.maximumPendingRequests { return refuse(.tooManyRequests) }
             let request = JoinRequest(identity: claims.identity, name: claims.name, created: now, expires: now + rules.joinRequestTimeout)
-            waiting.append(Waiting(request: request, address: address, tokenExpiry: expiry))
+            waiting.append(Waiting(request: request, address: address, tokenExpiry: expiry, devices: devices ?? DeviceStates()))
             occupied = true
             effects.append(.send(address, welcome(claims.identity, .participant, now)))
             effects.append(.send(address, .waiting(request)))
@@ -197,7 +205,7 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
     }
 
     private mutating func admit(identity: String, name: String, role: MemberRole, address: SessionAddress, tokenExpiry: SessionTime,
-                                at now: SessionTime) -> [RoomEffect] {
+                                devices: DeviceStates, at now: SessionTime) -> [RoomEffect] {
         let slot: UInt32
         var grant: MediaGrant?
         if role == .host {
@@ -207,7 +215,7 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
             nextSlot += 1
             grant = MediaGrant(slot: slot, using: &random)
         }
-        let member = RoomMember(identity: identity, name: name, role: role, online: true, devices: DeviceStates(), slot: slot,
+        let member = RoomMember(identity: identity, name: name, role: role, online: true, devices: devices, slot: slot,
                                 media: nil, connectInfo: nil, joined: now)
         seats.append(Seat(member: member, address: address, lastSeen: now, offlineSince: nil, tokenExpiry: tokenExpiry, grant: grant))
         occupied = true
@@ -257,7 +265,7 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
             let entry = waiting.remove(at: request)
             return toHost(.joinRequestEnded(identity: identity, outcome: .approved))
                 + admit(identity: identity, name: entry.request.name, role: .participant, address: entry.address,
-                        tokenExpiry: entry.tokenExpiry, at: now)
+                        tokenExpiry: entry.tokenExpiry, devices: entry.devices, at: now)
         case .decline(let identity):
             guard isHost else { return refuse(.notHost) }
             guard let request = waiting.firstIndex(where: { $0.request.identity == identity }) else { return refuse(.unknownRequest) }
