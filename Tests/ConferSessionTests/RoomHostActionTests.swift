@@ -277,6 +277,21 @@ import Testing
         #expect(h.events(alice).contains(.deviceRequestEnded(id: request.id, identity: "alice", device: .camera, outcome: .withdrawn)))
     }
 
+    /// The host role goes only to a member who is there: to one whose connection dropped,
+    /// the host's hand-over and the administrator's are refused until it is back.
+    @Test func theHostRoleGoesOnlyToAMemberWhoIsThere() throws {
+        var h = RoomHarness()
+        let (host, members) = h.meeting(participants: ["alice"])
+        h.lose(members[0])
+        h.send(.transferHost(identity: "alice"), from: host)
+        #expect(h.refusals(host) == [.memberOffline])
+        #expect(throws: SessionRefusal.memberOffline) { try h.administer(.setRole(identity: "alice", role: .host)) }
+        #expect(h.room.host == "host")
+        h.join("alice", .participant)
+        h.send(.transferHost(identity: "alice"), from: host)
+        #expect(h.room.host == "alice")
+    }
+
     /// A meeting with alice, whose `device` the host turned off and has asked her to turn on
     /// again; inboxes cleared.
     private static func aliceAsked(for device: MediaDevice) throws

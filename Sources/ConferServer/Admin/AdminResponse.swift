@@ -23,6 +23,7 @@ enum AdminResponse {
         case .outOfOrder: error(.conflict, "the room exists already", code: refusal.rawValue)
         case .roomFull, .wrongRole: error(.conflict, "the role cannot change that way (\(refusal.rawValue))", code: refusal.rawValue)
         case .roomClosed: error(.gone, "the room is closed", code: refusal.rawValue)
+        case .memberOffline: error(.conflict, refusal.explanation, code: refusal.rawValue)
         default: error(.badRequest, refusal.rawValue, code: refusal.rawValue)
         }
     }

@@ -283,6 +283,7 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
             guard identity != caller.identity else { return refuse(.notToSelf) }
             guard let target = seats.firstIndex(where: { $0.member.identity == identity }) else { return refuse(.unknownMember) }
             guard seats[target].member.role == .participant else { return refuse(.wrongRole) }
+            guard seats[target].offlineSince == nil else { return refuse(.memberOffline) }
             return transferHost(from: index, to: target)
         case .setDevice(let device, let on):
             guard caller.role.sends else { return refuse(.wrongRole) }
@@ -509,6 +510,7 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
             if current == role { return [] }
             if role == .host {
                 guard current == .participant else { throw .wrongRole }
+                guard seats[index].offlineSince == nil else { throw .memberOffline }
                 if let old = seats.firstIndex(where: { $0.member.role == .host }) { return transferHost(from: old, to: index) }
                 let withdrawn = withdrawDeviceRequests(of: identity)
                 seats[index].member.role = .host

@@ -42,6 +42,9 @@ public enum SessionRefusal: String, Sendable, Codable, CaseIterable, Hashable, E
     case alreadyRequested
     /// The member's device is on already: there is nothing to ask for.
     case deviceAlreadyOn
+    /// The member's connection has dropped and it is reconnecting: the host role goes only
+    /// to a member who is there, or the room would have no host compositing until it returns.
+    case memberOffline
 
     // Calls.
     /// No such call, or not one this session may act on: it is between other users.
@@ -94,6 +97,7 @@ extension SessionRefusal {
         case .unknownRequest: "no such request is waiting"
         case .alreadyRequested: "the member has that device request open already: wait for the answer, or for it to expire"
         case .deviceAlreadyOn: "the member's device is on already"
+        case .memberOffline: "the member is reconnecting: try again once it is back"
         case .wrongRole: "this role cannot do that"
         case .notToSelf: "the host cannot do this to itself"
         case .invalidMessage: "the message is empty or too long"
