@@ -11,7 +11,9 @@ struct JoinCommand: AsyncParsableCommand {
         Waits for the host's answer; a declined or refused join exits with status 3 and the reason on stderr, a \
         kick or a closed room with status 4, media that cannot run (a file it cannot read or write) with status 1. \
         With --commands, type once admitted: say TEXT, tell ID TEXT, mic on|off, camera on|off, accept or \
-        refuse (the host's request to turn a device on), apply (an observer), members, leave (help lists them).         --camera-off and --mic-off join with that device off: the room shows it off from the start and         nothing of it is sent until it is turned on.
+        refuse (the host's request to turn a device on), apply (an observer), members, leave (help lists them). \
+        --camera-off and --mic-off join with that device off: the room shows it off from the start and \
+        nothing of it is sent until it is turned on.
           confer join --server http://127.0.0.1:7880 --token "$TOKEN" --duration 10 --say "hello" --events
           confer join --server http://127.0.0.1:7880 --token "$TOKEN" --commands --camera-off
         """)
