@@ -147,20 +147,20 @@ struct MeetingRenderTests {
 
         await alice.setDevice(.camera, on: true)
         #expect(await devices(true, true))
-        try await Task.sleep(for: .milliseconds(1100))
+        try await Task.sleep(for: .milliseconds(1500))
         let on = try await sentOverTwoSeconds()
         #expect(on.frames >= 20, "alice sent \(on.frames) frames in 2 s with her camera on")
 
         await alice.setDevice(.camera, on: false)
         #expect(await devices(false, true))
-        try await Task.sleep(for: .milliseconds(1100)) // a second's figures, counted from the change
+        try await Task.sleep(for: .milliseconds(1500)) // figures are published each second: these count from after the change
         let cameraOff = try await sentOverTwoSeconds()
         #expect(cameraOff.frames == 0, "alice sent \(cameraOff.frames) frames with her camera off")
         #expect(received(await hostMedia.figures, "alice") == 0, "the host decodes nothing of hers")
 
         await host.mute("alice", device: .microphone)
         #expect(await devices(false, false))
-        try await Task.sleep(for: .milliseconds(1100))
+        try await Task.sleep(for: .milliseconds(1500))
         let bothOff = try await sentOverTwoSeconds()
         #expect(bothOff.bytes * 2 < cameraOff.bytes, "voice \(cameraOff.bytes) bytes in 2 s, silence \(bothOff.bytes)")
         await aliceMedia.stop()
