@@ -22,10 +22,7 @@ struct JoinCommand: AsyncParsableCommand {
     @OptionGroup var files: MediaFileOptions
     @Flag(help: "Signaling only: no camera, microphone or composite.")
     var noMedia = false
-    @Flag(help: "Join with the camera off (type `camera on` later, with --commands).")
-    var cameraOff = false
-    @Flag(help: "Join with the microphone off (type `mic on` later, with --commands).")
-    var micOff = false
+    @Flag var enterWith: [DeviceOff] = []
     @Option(help: "Drop the signaling connection this many seconds after joining, to show reconnection.")
     var cutSignalingAfter: Double?
 
@@ -40,7 +37,19 @@ struct JoinCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let client = try member.client(devices: DeviceStates(microphone: !micOff, camera: !cameraOff))
+        let client = try member.client(devices: DeviceStates(microphone: !enterWith.contains(.micOff), camera: !enterWith.contains(.cameraOff)))
         try await member.session(client: client, approval: nil, cutSignalingAfter: cutSignalingAfter).run(media: noMedia ? nil : mediaOptions)
+    }
+}
+
+/// A device `confer join` enters the room with off: `--camera-off`, `--mic-off`.
+enum DeviceOff: String, EnumerableFlag {
+    case cameraOff, micOff
+
+    static func help(for value: DeviceOff) -> ArgumentHelp? {
+        switch value {
+        case .cameraOff: "Join with the camera off (type `camera on` later, with --commands)."
+        case .micOff: "Join with the microphone off (type `mic on` later, with --commands)."
+        }
     }
 }
