@@ -54,12 +54,7 @@ struct MeetingRenderTests {
         try await Task.sleep(for: .seconds(2))
         await hostMedia.enableVideoRender("alice", true)
         try await Task.sleep(for: .seconds(2))
-        await bobMedia.stop()
-        await aliceMedia.stop()
-        await hostMedia.stop()
-        approver.cancel()
-        for member in [alice, bob, host] { await member.leave() }
-        await server.stop()
+        await Self.end(media: [bobMedia, aliceMedia, hostMedia], members: [alice, bob, host], approver: approver, server: server)
 
         let reader = try VideoFileReader(path: "\(directory)/bob.y4m")
         var frames: [VideoFrame] = []
@@ -97,12 +92,7 @@ struct MeetingRenderTests {
         let figures = await carolMedia.figures
         #expect(figures.framesSent > 20, "carol's media restarted sending: \(figures.framesSent) frames")
         #expect(received(await hostMedia.figures, "carol") > 0, "the host receives carol now")
-        await carolMedia.stop()
-        await hostMedia.stop()
-        approver.cancel()
-        await carol.leave()
-        await host.leave()
-        await server.stop()
+        await Self.end(media: [carolMedia, hostMedia], members: [carol, host], approver: approver, server: server)
     }
 
     /// A device turned off stops at the member's own media, not only in the host's
@@ -163,12 +153,7 @@ struct MeetingRenderTests {
         try await Task.sleep(for: .milliseconds(1500))
         let bothOff = try await sentOverTwoSeconds()
         #expect(bothOff.bytes * 2 < cameraOff.bytes, "voice \(cameraOff.bytes) bytes in 2 s, silence \(bothOff.bytes)")
-        await aliceMedia.stop()
-        await hostMedia.stop()
-        approver.cancel()
-        await alice.leave()
-        await host.leave()
-        await server.stop()
+        await Self.end(media: [aliceMedia, hostMedia], members: [alice, host], approver: approver, server: server)
     }
 
     /// Boss, joined as the host of `server`'s room, letting in every member who asks to join
@@ -187,6 +172,14 @@ struct MeetingRenderTests {
         }
         try await host.join()
         return (host, approver)
+    }
+
+    /// Stops `media`, then the host's approvals, then the members' sessions, then the server.
+    static func end(media: [MeetingMedia], members: [MeetingClient], approver: Task<Void, Never>, server: TestServer) async {
+        for media in media { await media.stop() }
+        approver.cancel()
+        for member in members { await member.leave() }
+        await server.stop()
     }
 
     /// Frames per second the host decodes from `identity`, as its figures say.

@@ -5,10 +5,10 @@ import FuzzTraffic
 /// Drives one room with whatever the input says: each line is `SESSION TIME-STEP JSON`, the
 /// session (0–7) choosing who sends (0 is always the host's token, 1–5 participants, 6–7
 /// observers), the step moving virtual time, the JSON a client message (a bad one is
-/// skipped, as the server refuses it before the room); a line without JSON joins (again), with
-/// the devices the step's low bits say. In place of the JSON, `lost` drops
-/// the session's connection and `admin …` is the admin API's word (`admin role ID ROLE`,
-/// `admin kick ID`, `admin say TEXT`, `admin close`). After every input the room's rules
+/// skipped, as the server refuses it before the room). A line without JSON, or from a session
+/// without a connection, joins (again), with the devices the step's low bits turn off. In place
+/// of the JSON, `lost` drops the session's connection and `admin …` is the admin API's word
+/// (`admin role ID ROLE`, `admin kick ID`, `admin say TEXT`, `admin close`). After every input the room's rules
 /// must hold: at most one host, unique identities, every member reachable, nothing waiting
 /// and admitted at once, bounded history and requests, one open request a member's device,
 /// only while that device is off and only of a participant (an observer or the host cannot

@@ -250,7 +250,9 @@ public actor MeetingMedia {
         let sends = me?.role.sends ?? true
         // Same host, same role: the media goes on. An observer made a participant restarts
         // its media so that it starts sending.
-        if runningFor != hostMedia || runningSends != sends { await startParticipant(room, host: hostMedia, grant: grant, codec: codec, sends: sends) }
+        if runningFor != hostMedia || runningSends != sends {
+            await startParticipant(room, host: hostMedia, grant: grant, codec: codec, sends: sends)
+        }
         // A device turned off, by the member or the host, stops at the source: no camera
         // frame leaves this machine and the microphone sends silence. The host hiding the
         // tile is not enough: the host is another member's process, which could keep what it
