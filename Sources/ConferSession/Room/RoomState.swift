@@ -343,8 +343,7 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
             applications.remove(at: application)
             guard let target = seats.firstIndex(where: { $0.member.identity == identity }) else { return refuse(.unknownMember) }
             let outcome: JoinRequestOutcome = !approve ? .declined : isFull ? .roomFull : .approved
-            var effects = [RoomEffect.send(seats[target].address, .event(.joinRequestEnded(identity: identity, outcome: outcome)))]
-            effects += toHost(.joinRequestEnded(identity: identity, outcome: outcome))
+            var effects = applicationEnded(at: target, outcome: outcome)
             if outcome == .approved {
                 seats[target].member.role = .participant
                 effects += broadcast(.memberUpdated(seats[target].member))
@@ -531,16 +530,22 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
                 // The administrator's word answers the observer's application: it ends approved,
                 // or the host would be left a question already settled.
                 applications.remove(at: application)
-                let ended = RoomEvent.joinRequestEnded(identity: identity, outcome: .approved)
-                effects += [.send(seats[index].address, .event(ended))] + toHost(ended)
+                effects += applicationEnded(at: index, outcome: .approved)
             }
             return effects
         }
     }
 
-    /// Ends the open device requests made of `identity`, who may no longer be asked (it has
-    /// become an observer, who sends nothing, or the host, whom no host asks): an answer
-    /// would otherwise turn on a device its role does not have. Told to it and to the host.
+    /// Tells the observer at `index` and the host that its application ended with `outcome`.
+    private func applicationEnded(at index: Int, outcome: JoinRequestOutcome) -> [RoomEffect] {
+        let event = RoomEvent.joinRequestEnded(identity: seats[index].member.identity, outcome: outcome)
+        return [.send(seats[index].address, .event(event))] + toHost(event)
+    }
+
+    /// Ends the open device requests made of `identity`, who may no longer be asked: it left,
+    /// or became an observer (who sends nothing) or the host (whom no host asks), where an
+    /// answer would turn on a device its role does not have. Told to it, if still seated, and
+    /// to the host.
     private mutating func withdrawDeviceRequests(of identity: String) -> [RoomEffect] {
         let requests = deviceRequests.filter { $0.identity == identity }
         deviceRequests.removeAll { $0.identity == identity }
@@ -564,10 +569,8 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
         let identity = seat.member.identity
         var effects: [RoomEffect] = []
         if seat.offlineSince == nil || reason == .kicked { effects.append(.end(seat.address, reason)) }
-        for request in deviceRequests where request.identity == identity {
-            effects += toHost(.deviceRequestEnded(id: request.id, identity: identity, device: request.device, outcome: .withdrawn))
-        }
-        deviceRequests.removeAll { $0.identity == identity }
+        // Its seat is gone, so only the host hears of the requests withdrawn.
+        effects += withdrawDeviceRequests(of: identity)
         applications.removeAll { $0.identity == identity }
         effects += broadcast(.memberLeft(identity: identity, reason: reason))
         if seat.member.role == .host { effects += broadcast(.hostChanged(identity: nil)) }
