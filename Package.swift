@@ -15,7 +15,7 @@
 //   ConferLive        — pipelines behind real UDP sockets on the wall clock: `confer send`, `confer receive`, live meetings
 //   Confer            — the pipelines: Send/, Receive/, Host/ (synchronous, time-driven, no I/O)
 //   ConferMixer (compositor, audio mixer)  ConferRender (frame pacer)  ConferJitter (jitter buffers,
-//   loss recovery)  ConferCongestion (bandwidth estimation)  ConferNet (UDP, SDP, network model)
+//   loss recovery)  ConferCongestion (bandwidth estimation)  ConferNet (UDP, consent, SDP, network model)
 //   ConferRTP         — packets, RTCP, a folder per payload format, the packetizer, RTX history, demux, layer forwarding
 //   ConferSRTP        — libsrtp sessions and keys
 //   ConferCodecs      — Opus, VP8, VP9, H.264, and the files that need them to be read (Ogg Opus, probe)

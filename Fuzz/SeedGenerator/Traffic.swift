@@ -45,9 +45,9 @@ func loopback(codec: Codec, width: Int = 48, height: Int = 32, maximumPacketSize
                     videoPackets += 1
                     if videoPackets % 7 == 3 { continue }
                 }
-                datagram.bytes.withUnsafeBytes { receiver.receive($0, at: now) }
+                datagram.bytes.withUnsafeBytes { _ = receiver.receive($0, at: now) }
             } else {
-                datagram.bytes.withUnsafeBytes { sender.receiveRTCP($0, at: now) }
+                datagram.bytes.withUnsafeBytes { _ = sender.receiveRTCP($0, at: now) }
             }
         }
         if source.timestamp(ofFrame: framesCaptured) <= now {

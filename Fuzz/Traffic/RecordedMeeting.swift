@@ -62,7 +62,7 @@ public enum FuzzMeeting {
             while delivered < up.count {
                 let bytes = up[delivered].bytes
                 delivered += 1
-                bytes.withUnsafeBytes { host.receive($0, from: ParticipantID(1), at: now) }
+                bytes.withUnsafeBytes { _ = host.receive($0, from: ParticipantID(1), at: now) }
             }
             for bytes in down {
                 let route = bytes.withUnsafeBytes { RTPDatagramRoute(classifying: $0) }
@@ -73,7 +73,7 @@ public enum FuzzMeeting {
                     if videoPacketsDown % 4 == 1 { continue }
                 }
                 bytes.withUnsafeBytes { datagram in
-                    if route.isForReceiveSide { receiver.receive(datagram, at: now) } else { sender.receiveRTCP(datagram, at: now) }
+                    if route.isForReceiveSide { _ = receiver.receive(datagram, at: now) } else { _ = sender.receiveRTCP(datagram, at: now) }
                 }
             }
             down.removeAll()

@@ -29,6 +29,25 @@ import ConferMedia
         }
     }
 
+    /// A receiver that waits for a keyframe (it has got nothing yet) gets no frame before
+    /// one, then everything its layer allows, numbered on without a gap.
+    @Test func aReceiverWaitingForAKeyframeGetsNothingBeforeIt() {
+        var forwarder = LayerForwarder(layer: 2)
+        var stream = Stream(sequenceNumber: 100)
+        forwarder.waitsForKeyframe = true
+        for _ in 0..<5 {
+            let frame = stream.next(into: &forwarder)
+            #expect(frame.forwarded.allSatisfy { $0 == nil }, "a delta frame before the keyframe")
+        }
+        #expect(forwarder.framesDropped == 5)
+        var forwarded: [UInt16] = []
+        forwarded += stream.next(into: &forwarder, keyframe: true).forwarded.compactMap { $0 }
+        #expect(forwarded.count == 2 && !forwarder.waitsForKeyframe, "the keyframe goes")
+        for _ in 0..<4 { forwarded += stream.next(into: &forwarder).forwarded.compactMap { $0 } }
+        #expect(forwarded.count == 10, "every frame after it")
+        #expect(zip(forwarded, forwarded.dropFirst()).allSatisfy { $1 == $0 &+ 1 }, "numbered on: \(forwarded)")
+    }
+
     @Test func aBaseOnlyReceiverGetsUnbrokenNumbersAndItsNACKsMapBack() throws {
         var forwarder = LayerForwarder(layer: 2)
         var stream = Stream(sequenceNumber: 65_530)    // wraps on the way

@@ -63,4 +63,37 @@ struct CallClientTests {
         await bob.stop()
         await server.stop()
     }
+
+    /// A callee who names someone else's address gets nothing but the caller's consent probes
+    /// sent there: small receiver reports, a few at first, then two a second, where its
+    /// camera and microphone went before (RFC 7675's consent, as the host gives it in a meeting).
+    @Test func aCalleeWhoNamesAnotherMachinesAddressGetsOnlyProbesSentThere() async throws {
+        let victim = try CountingUDPSocket()
+        defer { victim.close() }
+        let server = try await TestServer()
+        let alice = try CallClient(configuration: CallClientConfiguration(server: server.url, token: try await server.callToken("alice"), device: "app"))
+        let mallory = try CallClient(configuration: CallClientConfiguration(server: server.url, token: try await server.callToken("mallory"), device: "app"))
+        try await alice.start()
+        try await mallory.start()
+        let call = try await alice.dial("mallory", video: true)
+        let answer = try #require(await mallory.ringing.values.first { !$0.isEmpty }?.first)
+        await answer.accept()
+        // Mallory runs no media: she names the victim's port as hers.
+        await answer.describeMedia(MediaDescription(host: "127.0.0.1", port: victim.port, codec: "vp8", width: 320, height: 180, frameRate: 15))
+        let control = LiveMeetingControl()
+        let media = Task { try await CallMediaSession.run(call, control: control) }
+        #expect(await call.state.values.first { $0.media?.peer.port == victim.port } != nil, "alice has the address")
+        try await Task.sleep(for: .seconds(3))
+        let sent = control.figures
+        await call.end()
+        _ = try await media.value
+        await alice.stop()
+        await mallory.stop()
+        await server.stop()
+        let sizes = victim.datagramSizes()
+        #expect(sent.framesSent == 0 && sent.audioPacketsSent == 0, "alice's camera and microphone sent nothing: \(sent.framesSent) frames")
+        // Probes 20, 40, 80, 160 and 320 ms apart, then 500: 10 in 3 s, whatever the schedule of the loop.
+        #expect(!sizes.isEmpty && sizes.count <= 11, "probes for about 3 s: \(sizes)")
+        #expect(sizes.allSatisfy { $0 <= 200 }, "each a small receiver report: \(sizes)")
+    }
 }

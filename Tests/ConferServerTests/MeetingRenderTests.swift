@@ -156,6 +156,37 @@ struct MeetingRenderTests {
         await Self.end(media: [aliceMedia, hostMedia], members: [alice, host], approver: approver, server: server)
     }
 
+    /// A member who announces someone else's address gets nothing sent there: the host sends
+    /// a member media only once something that authenticates with the member's keys has come
+    /// from the address (RFC 7675's consent). Before, the composite went to whatever address
+    /// a member named, a reflection. An honest member in the same meeting is served.
+    @Test func aMemberWhoNamesAnotherMachinesAddressHasNothingSentThere() async throws {
+        let victim = try CountingUDPSocket()
+        defer { victim.close() }
+        let server = try await TestServer()
+        let (host, approver) = try await Self.approvingHost(server)
+        let options = Self.small
+        let hostMedia = MeetingMedia(client: host, options: options)
+        await hostMedia.start()
+        let bob = try MeetingClient(configuration: MeetingClientConfiguration(server: server.url, token: try await server.token("bob")))
+        let mallory = try MeetingClient(configuration: MeetingClientConfiguration(server: server.url, token: try await server.token("mallory")))
+        try await bob.join()
+        try await mallory.join()
+        let bobMedia = MeetingMedia(client: bob, options: options)
+        await bobMedia.start()
+        #expect(await bobMedia.firstFrame.values.first { $0 != nil } != nil, "bob receives the composite")
+        // Mallory runs no media: she names the victim's port as hers.
+        await mallory.announceMedia(MediaDescription(host: "127.0.0.1", port: victim.port, codec: options.codec.rawValue,
+                                                     width: options.cameraWidth, height: options.cameraHeight, frameRate: options.frameRate))
+        #expect(await host.room.values.first { $0?.member("mallory")?.media?.port == victim.port } != nil, "the host knows the address")
+        let framesBefore = await bobMedia.figures.framesReceived
+        try await Task.sleep(for: .seconds(3))
+        let framesAfter = await bobMedia.figures.framesReceived
+        await Self.end(media: [bobMedia, hostMedia], members: [bob, mallory, host], approver: approver, server: server)
+        #expect(framesAfter - framesBefore >= 20, "the host went on serving bob: \(framesAfter - framesBefore) frames in 3 s")
+        #expect(victim.datagramSizes().isEmpty, "datagrams sent to the address mallory named")
+    }
+
     /// Boss, joined as the host of `server`'s room, letting in every member who asks to join
     /// and every observer who applies; cancel the task to stop.
     static func approvingHost(_ server: TestServer) async throws -> (MeetingClient, Task<Void, Never>) {

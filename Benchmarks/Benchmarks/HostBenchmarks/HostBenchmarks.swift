@@ -113,7 +113,7 @@ final class HostBench {
             if let datagramTime, datagramTime == next {
                 let datagram = traffic[nextDatagram]
                 nextDatagram += 1
-                datagram.bytes.withUnsafeBytes { host.receive($0, from: datagram.from, at: next) }
+                datagram.bytes.withUnsafeBytes { _ = host.receive($0, from: datagram.from, at: next) }
             } else {
                 try host.poll(at: next)
             }

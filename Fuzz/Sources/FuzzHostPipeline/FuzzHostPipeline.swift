@@ -12,13 +12,15 @@ import FuzzSupport
 //   4 recorded, protected, then one byte XORed, or cut short when xor is 0 (index, offset, xor)
 //   5 the destination's next 1–16 recorded datagrams at their recorded spacing (count)
 //   6 membership (byte: participant bits 3–7, action bits 0–2: remove, add, mute or unmute
-//     video, mute or unmute audio, rejoin)
+//     video, mute or unmute audio, rejoin, and 7: add as not reachable, as a live host adds a
+//     member without consent, or, when present, reachable from now on)
 //   7 a stall: time jumps with one poll at the end
 // "Recorded" is what a real participant sent a real host like this one (FuzzTraffic): its
 // media, sender reports and feedback (transport-cc, receiver reports, NACKs of the
 // composite's real sequence numbers, PLIs), so inputs reach the decoders, the compositor,
 // retransmission and the bandwidth estimate. After every operation the statistics must
-// add up; everything the host sends must unprotect with its direction's key and parse.
+// add up; everything the host sends must unprotect with its direction's key and parse, and
+// nothing may go to a participant that is not reachable.
 import FuzzTraffic
 import Confer
 import ConferMedia
@@ -101,6 +103,8 @@ final class Seat {
     /// What the host sends it, checked as it arrives; replaced on each join.
     var sent: SentDatagramChecker
     var isPresent = false
+    /// Whether the host may send it anything (added as not reachable: not until told).
+    var isReachable = true
     /// Datagrams fed to it since it last joined.
     var fed = 0
     /// Where its replay of the recorded uplink has got to.
@@ -143,13 +147,19 @@ final class HostRun {
         for seat in slots { join(seat) }
     }
 
-    private func join(_ seat: Seat) {
+    private func join(_ seat: Seat, reachable: Bool = true) {
         if !slots.contains(where: \.isPresent) { restarts.append(now) }
         let checker = seat.makeChecker(maximumSize: host.configuration.maximumPacketSize)
         seat.sent = checker
         seat.fed = 0
         seat.isPresent = true
-        try! host.addParticipant(seat.id, configuration: seat.configuration, at: now, output: checker.check)
+        seat.isReachable = reachable
+        var configuration = seat.configuration
+        configuration.isReachable = reachable
+        try! host.addParticipant(seat.id, configuration: configuration, at: now) { [unowned seat] bytes in
+            require(seat.isReachable, "the host sent \(bytes.count) bytes to \(seat.id), which it cannot reach yet")
+            checker.check(bytes)
+        }
     }
 
     private func leave(_ seat: Seat) {
@@ -169,6 +179,15 @@ final class HostRun {
         case 6 where seat.isPresent:
             leave(seat)
             join(seat)
+        case 7 where !seat.isPresent:
+            join(seat, reachable: false)
+        case 7:
+            seat.isReachable = true
+            do {
+                try host.participantBecameReachable(seat.id, at: now)
+            } catch {
+                fail("\(seat.id) could not become reachable: \(error)")
+            }
         default: break
         }
     }
@@ -189,11 +208,11 @@ final class HostRun {
         let datagram = protecting ? protect(bytes, for: destination) : bytes
         if destination < slots.count, slots[destination].isPresent {
             slots[destination].fed += 1
-            datagram.withUnsafeBytes { host.receive($0, from: slots[destination].id, at: now) }
+            datagram.withUnsafeBytes { _ = host.receive($0, from: slots[destination].id, at: now) }
         } else {
             strangersFed += 1
             let stranger = destination < slots.count ? slots[destination].id : ParticipantID(99)
-            datagram.withUnsafeBytes { host.receive($0, from: stranger, at: now) }
+            datagram.withUnsafeBytes { _ = host.receive($0, from: stranger, at: now) }
         }
     }
 

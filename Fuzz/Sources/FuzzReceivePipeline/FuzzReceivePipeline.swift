@@ -96,7 +96,7 @@ struct ReceiveRun {
     /// Hands `bytes` to the pipeline now, protected first when asked and SRTP is on.
     mutating func feed(_ bytes: [UInt8], protecting: Bool) {
         let datagram = protecting ? protector?.protect(bytes) ?? bytes : bytes
-        datagram.withUnsafeBytes { pipeline.receive($0, at: now) }
+        datagram.withUnsafeBytes { _ = pipeline.receive($0, at: now) }
         datagramsFed += 1
     }
 

@@ -7,14 +7,15 @@ extension HostPipeline {
     /// transport-cc, REMB and receiver reports feed its bandwidth estimate, and a changed
     /// estimate re-sets the composite's bitrate (the weakest participant's) and the RTT its
     /// receive chain plans with.
-    func receiveFeedback(_ datagram: UnsafeRawBufferPointer, from participant: HostPipelineParticipant, at now: Timestamp) {
+    func receiveFeedback(_ datagram: UnsafeRawBufferPointer, from participant: HostPipelineParticipant, at now: Timestamp) -> Bool {
         var estimateChanged = false
-        participant.downlink.control.read(datagram) { packet in
+        let authenticated = participant.downlink.control.read(datagram) { packet in
             estimateChanged = handle(packet, from: participant, at: now) || estimateChanged
         }
-        guard estimateChanged else { return }
+        guard estimateChanged else { return authenticated }
         updateCompositeBitrate()
         if let rtt = participant.downlink.roundTripTime { participant.receive.setRoundTripTime(rtt) }
+        return authenticated
     }
 
     /// Acts on one feedback packet; true when it fed the bandwidth estimate.

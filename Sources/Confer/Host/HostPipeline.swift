@@ -140,7 +140,7 @@ public final class HostPipeline {
 
     /// Adds participant `id`, whose datagrams to it go to `output`. It is laid out on the
     /// canvas (if it sends video) and mixed from the next step, and asks for a keyframe so
-    /// it can start decoding the composite.
+    /// it can start decoding the composite (unless its configuration says it will ask later).
     ///
     /// - Throws: ``HostPipelineError`` when `id` is already present or the mixer is full,
     ///   the receive chain's or SRTP's error for a configuration they refuse.
@@ -169,7 +169,7 @@ public final class HostPipeline {
             nextAudioStep = now
             audio.restartFrame()
         }
-        video.throttle.request()
+        if participant.isReachable { video.throttle.request() }
     }
 
     /// Removes participant `id`: from now on it is on no canvas and in no mix, and nothing
@@ -197,18 +197,21 @@ public final class HostPipeline {
     /// Takes one datagram from participant `id` that arrived at `now`: RTP and sender
     /// reports go to the host's receive chain for it, other RTCP is feedback about what the
     /// host sends it (``RTPDatagramRoute``). Datagrams of unknown participants are
-    /// counted and dropped, as is anything that does not authenticate or parse.
-    public func receive(_ datagram: UnsafeRawBufferPointer, from id: ParticipantID, at now: Timestamp) {
+    /// counted and dropped, as is anything that does not authenticate or parse. Returns
+    /// whether it authenticated with the participant's keys (without SRTP: whether it could
+    /// be read), which is what consent to send there (ConferNet's `MediaConsent`) goes by.
+    @discardableResult
+    public func receive(_ datagram: UnsafeRawBufferPointer, from id: ParticipantID, at now: Timestamp) -> Bool {
         advanceClock(to: now)
         guard let index = participantIndex[id] else {
             datagramsFromUnknownParticipants += 1
-            return
+            return false
         }
         let participant = participants[index]
         if RTPDatagramRoute(classifying: datagram).isForReceiveSide {
-            participant.receive.receive(datagram, at: now)
+            return participant.receive.receive(datagram, at: now)
         } else {
-            receiveFeedback(datagram, from: participant, at: now)
+            return receiveFeedback(datagram, from: participant, at: now)
         }
     }
 
@@ -261,6 +264,30 @@ public final class HostPipeline {
 
     /// Where participant `id` is on the canvas, or nil when the layout does not show it.
     public func slotRect(of id: ParticipantID) -> PixelRect? { video.composer.compositor.slotRect(of: id) }
+
+    /// Participant `id` can be reached from now on (a live host has its consent, ConferNet's
+    /// `MediaConsent`), so what was sent it before went nowhere. One added as not reachable
+    /// (``HostParticipantConfiguration/isReachable``) gets its downlink now, as at a join.
+    /// Either way it gets a keyframe at the next frame, without waiting out the keyframe
+    /// interval as a PLI would, since none reached it yet, and no video before that keyframe.
+    /// Once per join in a live meeting (again only after its consent ran out); unknown ids
+    /// are ignored.
+    ///
+    /// - Throws: SRTP's error should the downlink's key be refused, which it was not at the join.
+    public func participantBecameReachable(_ id: ParticipantID, at now: Timestamp) throws {
+        advanceClock(to: now)
+        guard let index = participantIndex[id] else { return }
+        let participant = participants[index]
+        if !participant.isReachable {
+            try participant.becomeReachable(host: configuration, random: &random)
+            participant.downlink.reductionBlockedUntil = now + Self.reductionWarmUp
+            participant.downlink.joinedAt = now
+        }
+        let downlink = participant.downlink
+        downlink.lastKeyframeRequest = now
+        downlink.layers.waitsForKeyframe = true
+        video.requestKeyframe(of: downlink.layers.currentStream, promptly: true)
+    }
 
     /// Mutes or unmutes participant `id`'s video on the canvas (muted shows the placeholder).
     public func setVideoMuted(_ muted: Bool, for id: ParticipantID) {
@@ -327,15 +354,18 @@ public final class HostPipeline {
         let downlink = participant.downlink
         var result = HostParticipantStatistics()
         result.receive = participant.receive.statistics
-        result.videoPacketsSent = downlink.videoPacketsSent
-        result.videoBytesSent = downlink.videoBytesSent
-        result.audioPacketsSent = downlink.audioPacketsSent
-        result.audioBytesSent = downlink.audioBytesSent
-        result.retransmittedPacketsSent = downlink.retransmittedPacketsSent
-        result.retransmittedBytesSent = downlink.retransmittedBytesSent
-        result.paddingPacketsSent = downlink.paddingPacketsSent
-        result.paddingBytesSent = downlink.paddingBytesSent
-        result.rtcpPacketsSent = downlink.transport.rtcpPacketsSent
+        // What the stand-in of a participant not reachable yet sends goes nowhere: not sent.
+        if participant.isReachable {
+            result.videoPacketsSent = downlink.videoPacketsSent
+            result.videoBytesSent = downlink.videoBytesSent
+            result.audioPacketsSent = downlink.audioPacketsSent
+            result.audioBytesSent = downlink.audioBytesSent
+            result.retransmittedPacketsSent = downlink.retransmittedPacketsSent
+            result.retransmittedBytesSent = downlink.retransmittedBytesSent
+            result.paddingPacketsSent = downlink.paddingPacketsSent
+            result.paddingBytesSent = downlink.paddingBytesSent
+            result.rtcpPacketsSent = downlink.transport.rtcpPacketsSent
+        }
         result.feedbackReceived = downlink.control.packetsReceived
         result.feedbackMalformed = downlink.control.packetsMalformed
         result.nacksReceived = downlink.nacksReceived

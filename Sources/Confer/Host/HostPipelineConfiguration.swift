@@ -202,6 +202,13 @@ public struct HostParticipantConfiguration: Sendable {
     public var receive: ReceivePipelineConfiguration
     /// The key for host → participant (RTP and RTCP), nil for plain RTP.
     public var srtpKey: SRTPMasterKey?
+    /// Whether the participant can be reached from the start. False for one whose address
+    /// has not consented yet (a live host waits for that, ConferNet's `MediaConsent`): it is
+    /// received and shown, but sent nothing, and what it is sent (its estimate, probes and
+    /// first keyframe) starts at ``HostPipeline/participantBecameReachable(_:at:)``. Sending
+    /// into nowhere meanwhile would read as loss to its estimate, and a join keyframe would
+    /// go nowhere and hold back, by the keyframe throttle, the one it needs.
+    public var isReachable = true
 
     /// A participant sending what `receive` describes, receiving with `srtpKey`.
     public init(receive: ReceivePipelineConfiguration, srtpKey: SRTPMasterKey? = nil) {

@@ -6,11 +6,15 @@ import ConferMedia
 /// pending; requests while one is pending add nothing — they are *absorbed*. The pending
 /// keyframe is asked of the encoder for the first frame at least `interval` after the last
 /// keyframe, so a request inside the interval is served when it ends, not dropped. Any
-/// keyframe the encoder makes (the first frame, say) serves what was pending.
+/// keyframe the encoder makes (the first frame, say) serves what was pending. A request for
+/// a receiver that has only now become reachable is served by the next frame, whatever the
+/// interval: the last keyframe did not reach it, and it becomes reachable once per join.
 struct HostPipelineKeyframeThrottle {
     let interval: TimeDelta
     /// A keyframe was asked for and not yet encoded.
     private(set) var isPending = false
+    /// The pending keyframe is for a receiver the last one did not reach: it waits for no interval.
+    private(set) var isPrompt = false
     /// When the last keyframe was encoded.
     private(set) var lastKeyframe: Timestamp?
     /// Requests received.
@@ -32,10 +36,17 @@ struct HostPipelineKeyframeThrottle {
         }
     }
 
+    /// A receiver that has only now become reachable asked: served by the next frame.
+    mutating func requestForNewReceiver() {
+        request()
+        isPrompt = true
+    }
+
     /// Whether the frame encoded at `now` must be a keyframe (then it is no longer pending).
     mutating func takeKeyframe(at now: Timestamp) -> Bool {
-        guard isPending, lastKeyframe.map({ now - $0 >= interval }) ?? true else { return false }
+        guard isPending, isPrompt || lastKeyframe.map({ now - $0 >= interval }) ?? true else { return false }
         isPending = false
+        isPrompt = false
         keyframesRequested += 1
         return true
     }
@@ -44,8 +55,9 @@ struct HostPipelineKeyframeThrottle {
     mutating func keyframeEncoded(at now: Timestamp) {
         lastKeyframe = now
         isPending = false
+        isPrompt = false
     }
 
     /// When the pending keyframe can be served, if one is pending.
-    var pendingSince: Timestamp? { isPending ? (lastKeyframe.map { $0 + interval } ?? .zero) : nil }
+    var pendingSince: Timestamp? { isPending ? (isPrompt ? .zero : lastKeyframe.map { $0 + interval } ?? .zero) : nil }
 }

@@ -9,7 +9,13 @@ final class HostPipelineParticipant {
     let configuration: HostParticipantConfiguration
     /// Decodes what the participant sends; the compositor reads its pictures from ``pictures``.
     let receive: ReceivePipeline
-    let downlink: HostPipelineDownlink
+    /// What the host sends it; a stand-in that sends nowhere until it can be reached.
+    private(set) var downlink: HostPipelineDownlink
+    /// Whether what the host sends reaches it (see ``HostParticipantConfiguration/isReachable``).
+    var isReachable: Bool { gate.isOpen }
+    /// Shut while it cannot be reached: its receive chain's feedback goes nowhere either.
+    private let gate: HostPipelineOutputGate
+    private let output: (UnsafeRawBufferPointer) -> Void
     let pictures: HostPipelinePictureInput
     /// Where each 10 ms of the participant's audio is pulled to (allocated once).
     var audioInput: AudioFrame
@@ -22,16 +28,36 @@ final class HostPipelineParticipant {
         self.configuration = configuration
         let pictures = HostPipelinePictureInput(id: id, video: video)
         self.pictures = pictures
-        receive = try ReceivePipeline(configuration: configuration.receive, output: output, render: pictures.take)
-        downlink = try HostPipelineDownlink(host: host, participant: configuration, random: &random, output: output)
+        let gate = HostPipelineOutputGate(isOpen: configuration.isReachable)
+        self.gate = gate
+        receive = try ReceivePipeline(configuration: configuration.receive, output: { if gate.isOpen { output($0) } },
+                                      render: pictures.take)
+        self.output = output
+        downlink = try HostPipelineDownlink(host: host, participant: configuration, random: &random,
+                                            output: configuration.isReachable ? output : { _ in })
         audioInput = AudioFrame(silenceOf: conferSampleRate / 100,
                                 channels: configuration.receive.audio?.jitterBuffer.channels ?? 1)
+    }
+
+    /// It can be reached from now on: a downlink of its own starts, as at a join, since what
+    /// the stand-in sent went nowhere.
+    func becomeReachable(host: HostPipelineConfiguration, random: inout SeededRandom) throws {
+        guard !isReachable else { return }
+        downlink = try HostPipelineDownlink(host: host, participant: configuration, random: &random, output: output)
+        gate.isOpen = true
     }
 
     /// Whether the participant sends audio to be mixed.
     var sendsAudio: Bool { configuration.receive.audio != nil }
     /// Whether the participant sends video to be composed.
     var sendsVideo: Bool { configuration.receive.video != nil }
+}
+
+/// Whether what a participant's receive chain sends goes out: a class of its own, so the
+/// chain's output closure can read it without holding the participant.
+final class HostPipelineOutputGate {
+    var isOpen: Bool
+    init(isOpen: Bool) { self.isOpen = isOpen }
 }
 
 /// Keeps the latest picture one participant's receive chain decoded until the host's next

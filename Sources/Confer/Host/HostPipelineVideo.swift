@@ -304,9 +304,14 @@ final class HostPipelineVideo {
         }
     }
 
-    /// Asks for a keyframe of encode `stream` (0: the first, ``smallStream``: the small one).
-    func requestKeyframe(of stream: UInt8) {
-        if stream == Self.smallStream, let small { small.throttle.request() } else { throttle.request() }
+    /// Asks for a keyframe of encode `stream` (0: the first, ``smallStream``: the small one);
+    /// for a receiver only now reachable, `promptly`, by the next frame.
+    func requestKeyframe(of stream: UInt8, promptly: Bool = false) {
+        if stream == Self.smallStream, let small {
+            if promptly { small.throttle.requestForNewReceiver() } else { small.throttle.request() }
+        } else {
+            if promptly { throttle.requestForNewReceiver() } else { throttle.request() }
+        }
     }
 
     /// Encodes `layers` temporal layers from the next frame on (one while every participant

@@ -97,13 +97,16 @@ public final class ReceivePipeline {
     /// Takes one datagram that arrived at `arrival`: RTP goes to its stream's jitter
     /// buffer (which may deliver frames and ask for feedback at once), RTCP is read.
     /// Anything that does not authenticate, parse or belong to a configured stream is
-    /// counted and dropped.
-    public func receive(_ datagram: UnsafeRawBufferPointer, at arrival: Timestamp) {
+    /// counted and dropped. Returns whether it authenticated (without SRTP: whether it was
+    /// long enough to be RTP or RTCP), which is what consent to send to its sender
+    /// (ConferNet's `MediaConsent`) goes by.
+    @discardableResult
+    public func receive(_ datagram: UnsafeRawBufferPointer, at arrival: Timestamp) -> Bool {
         counters.datagramsReceived += 1
         counters.bytesReceived += datagram.count
         guard datagram.count >= 8, datagram.count <= input.count else {
             discardMalformed()
-            return
+            return false
         }
         let isControl = RTPDatagramRoute.isRTCP(datagram)
         var bytes = datagram
@@ -114,7 +117,7 @@ public final class ReceivePipeline {
             guard let length else {
                 // Counted by the session as an authentication failure, a replay or another failure.
                 counters.packetsDiscarded += 1
-                return
+                return false
             }
             bytes = UnsafeRawBufferPointer(rebasing: input[0 ..< length])
         }
@@ -123,6 +126,7 @@ public final class ReceivePipeline {
         } else {
             receiveMedia(bytes, at: arrival)
         }
+        return true
     }
 
     /// Counts a datagram that is neither RTP nor RTCP.

@@ -7,13 +7,17 @@ extension SendPipeline {
     /// reports feed the congestion controller, whose new estimate goes to the encoder.
     ///
     /// A compound that does not authenticate or parse is counted and dropped; the packets
-    /// before a malformed one in it still count.
-    public func receiveRTCP(_ datagram: UnsafeRawBufferPointer, at now: Timestamp) {
+    /// before a malformed one in it still count. Returns whether the compound authenticated
+    /// (without SRTP: whether it could be read), which is what consent to send to the
+    /// receiver (ConferNet's `MediaConsent`) goes by.
+    @discardableResult
+    public func receiveRTCP(_ datagram: UnsafeRawBufferPointer, at now: Timestamp) -> Bool {
         var estimateChanged = false
-        controlInput.read(datagram) { packet in
+        let authenticated = controlInput.read(datagram) { packet in
             estimateChanged = handle(packet, at: now) || estimateChanged
         }
         if estimateChanged { applyBandwidthEstimate() }
+        return authenticated
     }
 
     /// Acts on one RTCP packet; true when it fed the congestion controller.

@@ -26,18 +26,21 @@ final class SendPipelineControlInput {
 
     /// Hands each packet of the compound in `datagram` to `handle`, in order. A compound that
     /// does not authenticate is dropped whole; parsing stops at the first malformed packet.
-    func read(_ datagram: UnsafeRawBufferPointer, _ handle: (RTCPPacket) -> Void) {
+    /// Returns whether the compound authenticated (without SRTCP: whether it could be read),
+    /// so a caller can tell its peer's consent from what merely arrived.
+    @discardableResult
+    func read(_ datagram: UnsafeRawBufferPointer, _ handle: (RTCPPacket) -> Void) -> Bool {
         packetsReceived += 1
         guard datagram.count <= buffer.count else {
             packetsMalformed += 1
-            return
+            return false
         }
         var bytes = datagram
         if let session {
             UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< datagram.count]).copyMemory(from: datagram)
             guard let length = try? session.unprotectRTCP(buffer, length: datagram.count) else {
                 packetsMalformed += 1
-                return
+                return false
             }
             bytes = UnsafeRawBufferPointer(rebasing: buffer[0 ..< length])
         }
@@ -45,11 +48,11 @@ final class SendPipelineControlInput {
         while true {
             let packet: RTCPPacket
             do throws(RTCPError) {
-                guard let slice = try reader.next() else { return }
+                guard let slice = try reader.next() else { return true }
                 packet = try RTCPPacket(parsing: slice)
             } catch {
                 packetsMalformed += 1
-                return
+                return true
             }
             handle(packet)
         }

@@ -28,10 +28,13 @@ public struct LiveMeetingHostConfiguration: Sendable {
 
 /// The compositing host of a live meeting on the wall clock: one ``HostPipeline`` behind one
 /// UDP socket. Members come and go by ``LiveMeetingControl/Command``s from the signaling;
-/// each member's datagrams are known by the address it announced, and what the host sends a
-/// member goes there. A datagram from an address no member announced is counted and
-/// dropped. A member that leaves or stops sending never holds up the canvas (the pipeline's
-/// placeholder and audio timeouts).
+/// each member's datagrams are known by the address it announced. What the host sends a
+/// member goes there only with the member's consent (``MediaConsent``): once a datagram
+/// that authenticates with the member's keys has come from that address, and for as long as
+/// they keep coming; an address that gives none gets nothing, so no member can point the
+/// composite at a machine that did not ask for it. A datagram from an address no member
+/// announced is counted and dropped. A member that leaves or stops sending never holds up
+/// the canvas (the pipeline's placeholder and audio timeouts).
 public enum LiveMeetingHost {
     /// Binds a socket (its port goes to `control` and `onListening`), then composites until
     /// stopped; returns the run's figures.
@@ -56,6 +59,7 @@ public enum LiveMeetingHost {
         let outgoing = DatagramQueue()
         var destination: UDPDestination?
         var address: UDPAddress?
+        var consent = MediaConsent()
         var keys: (uplink: SRTPMasterKey, downlink: SRTPMasterKey)?
         var sends = true
         var devices = (camera: true, microphone: true)
@@ -85,6 +89,8 @@ public enum LiveMeetingHost {
             return figures
         }()
         private(set) var unknownDatagrams = 0
+        /// Datagrams for members whose address has not given consent, dropped.
+        private(set) var withheldDatagrams = 0
         private var composite: CompositeFileWriter?
 
         init(configuration: LiveMeetingHostConfiguration, control: LiveMeetingControl) throws {
@@ -116,7 +122,11 @@ public enum LiveMeetingHost {
             for command in control.takeCommands() { try apply(command, at: now) }
             if case .datagram(let datagram, let arrival) = event {
                 if let member = byAddress[datagram.source], member.added {
-                    datagram.bytes.withUnsafeBytes { host.receive($0, from: member.id, at: arrival) }
+                    let authenticated = datagram.bytes.withUnsafeBytes { host.receive($0, from: member.id, at: arrival) }
+                    // Consent given, first or anew: now a keyframe can reach the member.
+                    if authenticated, member.consent.authenticated(from: datagram.source, at: arrival) {
+                        try host.participantBecameReachable(member.id, at: arrival)
+                    }
                 } else {
                     unknownDatagrams += 1
                 }
@@ -128,8 +138,10 @@ public enum LiveMeetingHost {
                 nextFigures = nextFigures + .seconds(1)
             }
             for member in members.values where !member.outgoing.isEmpty {
-                if let destination = member.destination {
+                if let destination = member.destination, member.consent.permits(at: now) {
                     for index in 0 ..< member.outgoing.count { try? await socket.send(member.outgoing[index], to: destination) }
+                } else {
+                    withheldDatagrams += member.outgoing.count
                 }
                 member.outgoing.removeAll()
             }
@@ -151,12 +163,14 @@ public enum LiveMeetingHost {
             case .address(let identity, let address, let port):
                 guard let member = members[identity] else { return }
                 if let old = member.address { byAddress.removeValue(forKey: old) }
-                let udp = UDPAddress(host: address, port: port)
+                let destination = try? UDPSocket.resolve(UDPAddress(host: address, port: port))
+                // Known in the numeric form datagrams report as their source.
+                let udp = destination?.address ?? UDPAddress(host: address, port: port)
                 member.address = udp
-                member.destination = try? UDPSocket.resolve(udp)
+                member.destination = destination
+                member.consent.announce(udp)
                 byAddress[udp] = member
-                // Into the pipeline only now: joining asks for a keyframe, which must reach
-                // the member rather than leave before anyone knows where to send it.
+                // Into the pipeline only now, when the member's datagrams can be told apart.
                 if !member.added { try addToPipeline(member, at: now) }
             case .devices(let identity, let camera, let microphone):
                 guard let member = members[identity] else { return }
@@ -174,8 +188,10 @@ public enum LiveMeetingHost {
             var receive = ReceivePipelineConfiguration(video: .init(codec: host.configuration.codec), audio: .init(), srtpKey: keys.uplink)
             receive.ssrc = LiveMeetingPlan.hostReceiverSSRC(slot: member.id.rawValue)
             let outgoing = member.outgoing
-            try host.addParticipant(member.id, configuration: HostParticipantConfiguration(receive: receive, srtpKey: keys.downlink),
-                                    at: now, output: { outgoing.append($0) })
+            var participant = HostParticipantConfiguration(receive: receive, srtpKey: keys.downlink)
+            // Sent nothing until it consents: what would go before goes nowhere.
+            participant.isReachable = false
+            try host.addParticipant(member.id, configuration: participant, at: now, output: { outgoing.append($0) })
             member.added = true
             applyDevices(member)
         }

@@ -65,6 +65,11 @@ public struct LiveMeetingParticipantConfiguration: Sendable {
 /// ``ReceivePipeline``, both on one UDP socket with RTP and RTCP multiplexed (the host
 /// sends feedback about this member's streams to the send side, media and sender reports
 /// to the receive side). Runs until its ``LiveMeetingControl`` is stopped.
+///
+/// Media goes to the other side only with its consent (``MediaConsent``): until a datagram
+/// that authenticates has come from the address media goes to, the member sends nothing
+/// but a receiver report each half second, which the other side answers with media. So a
+/// peer that names someone else's address in a call gets nothing sent there but those.
 public enum LiveMeetingParticipant {
     /// Binds a socket (its port goes to `control` and `onListening`), then sends and receives
     /// until stopped; returns the whole run's figures.
@@ -86,7 +91,7 @@ public enum LiveMeetingParticipant {
             control.bound(to: socket.localPort)
             guard let configuration = try await configure(socket.localPort), !control.isStopped else { return nil }
             let destination = try UDPSocket.resolve(configuration.host)
-            let session = try Session(configuration: configuration, control: control)
+            let session = try Session(configuration: configuration, control: control, destination: destination.address)
             _ = try await RealtimeLoop.run(socket: socket, clock: session.clock, pool: session.pool) { event, now in
                 try await session.handle(event, at: now, socket: socket, destination: destination)
             }
@@ -117,6 +122,10 @@ public enum LiveMeetingParticipant {
         private var meter = FigureMeter()
         private var captured = 0
         private var speakingUntil = Timestamp.zero
+        /// Whether the other side has shown, by what authenticates, that it wants media here.
+        private var consent: MediaConsent
+        /// Datagrams dropped for want of consent (probes aside).
+        private(set) var withheldDatagrams = 0
         /// Turned off by a `devices` command: the camera sends nothing, the microphone silence
         /// (so the stream, its timing and the other side's loss detection go on).
         private var cameraOn = true
@@ -127,9 +136,10 @@ public enum LiveMeetingParticipant {
         private var playAudio = true
         static let speakingRMS = 0.01
 
-        init(configuration: LiveMeetingParticipantConfiguration, control: LiveMeetingControl) throws {
+        init(configuration: LiveMeetingParticipantConfiguration, control: LiveMeetingControl, destination: UDPAddress) throws {
             self.configuration = configuration
             self.control = control
+            consent = MediaConsent(address: destination)
             let plan = configuration.plan
             let slot = configuration.slot
             let uplink = try SRTPMasterKey(profile: .aes128CmHmacSha1_80, keyingMaterial: configuration.uplinkKey)
@@ -195,9 +205,13 @@ public enum LiveMeetingParticipant {
                 }
             }
             if case .datagram(let datagram, let arrival) = event {
-                datagram.bytes.withUnsafeBytes { receiveFromHost($0, at: arrival) }
+                let authenticated = datagram.bytes.withUnsafeBytes { receiveFromHost($0, at: arrival) }
+                // Consent given anew: the camera's next picture goes now, not a frame later.
+                if authenticated, consent.authenticated(from: datagram.source, at: arrival) { nextCapture = min(nextCapture, now) }
                 pool.recycle(datagram.bytes)
             }
+            // Nothing is captured for a side that has not consented: its first frame is then a keyframe.
+            let consented = consent.permits(at: now)
             if let sender, let camera {
                 let interval = TimeDelta.seconds(1 / camera.frameRate)
                 // Behind by more than a frame (a stalled process): skip to now, as a camera would.
@@ -207,7 +221,7 @@ public enum LiveMeetingParticipant {
                     frame.timestamp = nextCapture
                     configuration.onCapture?(captured, ContinuousClock.now)
                     captured += 1
-                    if cameraOn { try sender.sendVideo(frame, at: now) }
+                    if cameraOn && consented { try sender.sendVideo(frame, at: now) }
                     nextCapture = nextCapture + interval
                 }
             }
@@ -218,7 +232,7 @@ public enum LiveMeetingParticipant {
                     if !microphoneOn { for index in audioIn.samples.indices { audioIn.samples[index] = 0 } }
                     // Speaking: above about -40 dBFS in the last 300 ms, as a meeting UI shows it.
                     if AudioAnalysis.rms(audioIn) > Self.speakingRMS { speakingUntil = audioTick + .milliseconds(300) }
-                    try sender.sendAudio(audioIn, at: audioTick)
+                    if consented { try sender.sendAudio(audioIn, at: audioTick) }
                 }
                 receiver.pullAudio(at: audioTick, into: &audioOut)
                 if !playAudio { for index in audioOut.samples.indices { audioOut.samples[index] = 0 } }
@@ -232,6 +246,11 @@ public enum LiveMeetingParticipant {
                 control.publish(figures(final: false))
                 nextFigures = nextFigures + .seconds(1)
             }
+            if !consented {
+                withheldDatagrams += outgoing.count
+                outgoing.removeAll()
+                if consent.takeProbe(at: now) { receiver.sendReceiverReport(at: now) }
+            }
             for index in 0 ..< outgoing.count { try? await socket.send(outgoing[index], to: destination) }
             outgoing.removeAll()
             var next = earliest(audioTick, nextFigures)
@@ -242,15 +261,15 @@ public enum LiveMeetingParticipant {
         }
 
         /// Media and the host's sender reports to the receive side; feedback about this
-        /// member's own streams to the send side.
-        private func receiveFromHost(_ bytes: UnsafeRawBufferPointer, at now: Timestamp) {
+        /// member's own streams to the send side. True when it authenticated.
+        private func receiveFromHost(_ bytes: UnsafeRawBufferPointer, at now: Timestamp) -> Bool {
             guard RTPDatagramRoute(classifying: bytes) == .feedback, let sender else {
-                receiver.receive(bytes, at: now)
-                return
+                return receiver.receive(bytes, at: now)
             }
-            sender.receiveRTCP(bytes, at: now)
+            let authenticated = sender.receiveRTCP(bytes, at: now)
             // The receive side plans retransmissions with the RTT its own send side measures.
             if let rtt = sender.roundTripTime { receiver.setRoundTripTime(rtt) }
+            return authenticated
         }
 
         private func takeRendered() throws {

@@ -119,7 +119,7 @@ final class LiveReceiverSession {
             time = arrival
             try pullAudio(until: arrival)
             let accepted = pipeline.counters.rtpPacketsReceived
-            datagram.bytes.withUnsafeBytes { pipeline.receive($0, at: arrival) }
+            datagram.bytes.withUnsafeBytes { _ = pipeline.receive($0, at: arrival) }
             lastArrival = arrival
             // Feedback follows the media: to wherever the stream's packets come from now.
             if pipeline.counters.rtpPacketsReceived != accepted, feedbackDestination?.address != datagram.source {

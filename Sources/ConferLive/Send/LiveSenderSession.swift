@@ -97,7 +97,7 @@ final class LiveSenderSession<Clock: MediaClock> {
     /// its time has come, the pipeline's timers, and the end.
     func handle(_ event: RealtimeEvent, at now: Timestamp, socket: UDPSocket, progress: (Int) -> Void) async throws -> RealtimeNext {
         if case .datagram(let datagram, let arrival) = event {
-            datagram.bytes.withUnsafeBytes { pipeline.receiveRTCP($0, at: arrival) }
+            datagram.bytes.withUnsafeBytes { _ = pipeline.receiveRTCP($0, at: arrival) }
             feedbackHeard = true
             if datagram.source == destination.address { multiplexed = true }
             pool.recycle(datagram.bytes)

@@ -36,6 +36,10 @@ public struct LayerForwarder: Sendable {
     public private(set) var currentLayer: UInt8
     /// Whether the packets of the frame in progress are forwarded.
     public private(set) var forwardsFrame = true
+    /// Whether frames are left out until the next keyframe: set for a receiver that has got
+    /// nothing yet, since what comes before refers to pictures it never got, and a receiver
+    /// whose first frames cannot be decoded takes them for delay.
+    public var waitsForKeyframe = false
     /// Stream sequence number minus forwarded one: the packets left out so far.
     private var offset: UInt16 = 0
     /// Stream picture id minus forwarded one (15 bits): the frames left out so far; always 0
@@ -99,6 +103,12 @@ public struct LayerForwarder: Sendable {
             forwardsFrame = false
             return false
         }
+        if waitsForKeyframe, !isKeyframe {
+            forwardsFrame = false
+            framesDropped += 1
+            return false
+        }
+        waitsForKeyframe = false
         let before = currentLayer
         if isKeyframe || targetLayer < currentLayer {
             currentLayer = targetLayer

@@ -163,7 +163,7 @@ final class MeetingRun {
         }
         for member in live {
             while let delivery = member.path.uplink.nextDelivery(until: now) {
-                delivery.payload.withUnsafeBytes { host.receive($0, from: member.id, at: now) }
+                delivery.payload.withUnsafeBytes { _ = host.receive($0, from: member.id, at: now) }
             }
         }
         for member in live {

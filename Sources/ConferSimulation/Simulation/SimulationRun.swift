@@ -143,12 +143,12 @@ final class SimulationRun {
     /// Does everything due at `now`.
     private func step() throws {
         while let datagram = network.nextForwardDelivery(until: now) {
-            datagram.withUnsafeBytes { receiver.receive($0, at: now) }
+            datagram.withUnsafeBytes { _ = receiver.receive($0, at: now) }
             try drainRendered()
         }
         var heardBack = false
         while let datagram = network.nextBackwardDelivery(until: now) {
-            datagram.withUnsafeBytes { sender.receiveRTCP($0, at: now) }
+            datagram.withUnsafeBytes { _ = sender.receiveRTCP($0, at: now) }
             heardBack = true
         }
         if heardBack, let rtt = sender.roundTripTime { receiver.setRoundTripTime(rtt) }

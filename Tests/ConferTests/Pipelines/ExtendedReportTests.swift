@@ -27,7 +27,7 @@ import ConferRTP
             inFlight.sort { $0.due < $1.due }
             while let first = inFlight.first, first.due <= now {
                 inFlight.removeFirst()
-                first.bytes.withUnsafeBytes { first.toReceiver ? receiver.receive($0, at: now) : sender.receiveRTCP($0, at: now) }
+                first.bytes.withUnsafeBytes { _ = first.toReceiver ? receiver.receive($0, at: now) : sender.receiveRTCP($0, at: now) }
             }
             if let due = sender.nextPollTime, due <= now { sender.poll(at: now) }
             if let due = receiver.nextPollTime, due <= now { receiver.poll(at: now) }

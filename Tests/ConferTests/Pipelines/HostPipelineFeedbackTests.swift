@@ -54,6 +54,62 @@ import ConferRTP
         }
     }
 
+    /// A participant that has only now become reachable (a live host got its consent) gets a
+    /// keyframe at the next composite frame, even inside the keyframe interval where its PLI
+    /// would wait, since the keyframes before went nowhere for it; an unknown one costs none.
+    @Test func aParticipantBecomingReachableGetsAKeyframeAtTheNextFrame() throws {
+        let meeting = try TestMeeting(count: 2)
+        var keyframes: [Timestamp] = []
+        try run(meeting, until: .seconds(1), keyframes: &keyframes)
+        #expect(keyframes.count == 1, "the first frame only: \(keyframes)")
+        try meeting.host.participantBecameReachable(ParticipantID(99), at: meeting.now)
+        try run(meeting, until: .seconds(1.2), keyframes: &keyframes)
+        #expect(keyframes.count == 1, "nobody to serve: \(keyframes)")
+        // A PLI makes a keyframe; a second one 100 ms later waits out the 500 ms interval.
+        let ssrc = meeting.host.configuration.videoSSRC
+        let pli = RTCPPacket.pictureLossIndication(RTCPPictureLossIndication(senderSSRC: 1, mediaSSRC: ssrc))
+        try meeting.sendFeedback([pli], from: meeting.endpoints[0])
+        try run(meeting, until: .seconds(1.3), keyframes: &keyframes)
+        try meeting.sendFeedback([pli], from: meeting.endpoints[0])
+        try run(meeting, until: .seconds(1.4), keyframes: &keyframes)
+        #expect(keyframes.count == 2, "the second PLI waits: \(keyframes)")
+        // Becoming reachable does not wait.
+        try meeting.host.participantBecameReachable(meeting.endpoints[1].id, at: meeting.now)
+        try run(meeting, until: .seconds(1.5), keyframes: &keyframes)
+        #expect(keyframes.count == 3 && keyframes.last! <= .seconds(1.44), "\(keyframes)")
+        #expect(meeting.endpoints[1].composite.keyframes == 3)
+    }
+
+    /// A participant added as not reachable (a live host waiting for its consent) is
+    /// received and composed but sent nothing; once reachable it gets a downlink of its own,
+    /// as at a join, and a keyframe as its first video, at the next frame, so it decodes from
+    /// there without asking for anything.
+    @Test func aParticipantNotYetReachableIsSentNothingThenStartsAtAKeyframe() throws {
+        let meeting = try TestMeeting(count: 2)
+        try meeting.run(until: .seconds(1))
+        let late = try meeting.addEndpoint(reachable: false)
+        try meeting.run(until: .seconds(2))
+        #expect(late.downlink.carried == 0, "nothing sent into nowhere")
+        let unreachable = try #require(meeting.host.statistics.participants[late.id])
+        #expect(unreachable.videoPacketsSent == 0 && unreachable.audioPacketsSent == 0 && unreachable.rtcpPacketsSent == 0)
+        #expect((meeting.host.statistics.participants[late.id]?.framesReceived ?? 0) > 20, "its camera is received meanwhile")
+        var keyframes: [Timestamp] = []
+        try run(meeting, until: .seconds(2.2), keyframes: &keyframes)
+        #expect(keyframes.isEmpty, "no keyframe for it yet: \(keyframes)")
+        try meeting.host.participantBecameReachable(late.id, at: meeting.now)
+        try run(meeting, until: .seconds(3.2), keyframes: &keyframes)
+        #expect(keyframes.count == 1 && keyframes[0] <= .seconds(2.24), "\(keyframes)")
+        let video = try #require(late.receiver.statistics.video)
+        #expect(video.keyFramesDecoded == 1 && video.framesDecoded >= 28, "\(video.framesDecoded) frames decoded")
+        #expect(video.pliCount == 0 && video.firCount == 0 && video.framesDropped == 0, "its first video was the keyframe")
+        #expect(late.downlink.carried > 0 && late.downlink.dropped == 0)
+        let reachable = try #require(meeting.host.statistics.participants[late.id])
+        // Carried also holds the receive chain's feedback to it; the stand-in's counts, a
+        // second of them, would be about as many again.
+        #expect(reachable.videoPacketsSent > 0 && reachable.videoPacketsSent + reachable.audioPacketsSent <= late.downlink.carried,
+                "counted as sent only since it became reachable: \(reachable.videoPacketsSent) video, \(reachable.audioPacketsSent) audio, \(late.downlink.carried) carried")
+    }
+
     /// A repeated FIR (same command sequence number) is one request; a FIR or PLI for
     /// another SSRC is none.
     @Test func firRepeatsAndForeignRequestsAreIgnored() throws {

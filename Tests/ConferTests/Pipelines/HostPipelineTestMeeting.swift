@@ -92,7 +92,7 @@ final class MeetingEndpoint {
     private var pulled = AudioFrame(silenceOf: 480, channels: 1)
 
     init(index: Int, host: HostPipeline, clock: MeetingClock, uplinkKey: SRTPMasterKey?, downlinkKey: SRTPMasterKey?,
-         tone: ToneSource, delay: TimeDelta) throws {
+         tone: ToneSource, delay: TimeDelta, reachable: Bool = true) throws {
         self.index = index
         id = ParticipantID(UInt32(index + 1))
         start = clock.now
@@ -111,10 +111,12 @@ final class MeetingEndpoint {
         receive.ssrc = 0x3000_0000 + UInt32(index)
         let composite = composite
         receiver = try ReceivePipeline(configuration: receive, output: uplink.send, render: composite.take)
-        try host.addParticipant(id, configuration: HostParticipantConfiguration(
+        var participant = HostParticipantConfiguration(
             receive: ReceivePipelineConfiguration(video: .init(codec: .vp8), audio: .init(),
                                                   ssrc: 0x6000_0000 + UInt32(index), srtpKey: uplinkKey),
-            srtpKey: downlinkKey), at: clock.now, output: downlink.send)
+            srtpKey: downlinkKey)
+        participant.isReachable = reachable
+        try host.addParticipant(id, configuration: participant, at: clock.now, output: downlink.send)
     }
 
     /// The capture time of video frame `index`.
@@ -203,12 +205,14 @@ final class TestMeeting {
         }
     }
 
-    /// Adds participant `endpoints.count` now, as it would join a meeting under way.
+    /// Adds participant `endpoints.count` now, as it would join a meeting under way; not
+    /// `reachable`, as a live host adds one whose consent has not come yet.
     @discardableResult
-    func addEndpoint(delay: TimeDelta = .milliseconds(20)) throws -> MeetingEndpoint {
+    func addEndpoint(delay: TimeDelta = .milliseconds(20), reachable: Bool = true) throws -> MeetingEndpoint {
         let index = endpoints.count
         let endpoint = try MeetingEndpoint(index: index, host: host, clock: clock, uplinkKey: nil, downlinkKey: nil,
-                                           tone: ToneSource(index: index, amplitude: 0.25, pattern: .continuous), delay: delay)
+                                           tone: ToneSource(index: index, amplitude: 0.25, pattern: .continuous), delay: delay,
+                                           reachable: reachable)
         endpoints.append(endpoint)
         return endpoint
     }
@@ -277,7 +281,7 @@ final class TestMeeting {
         let now = clock.now
         for endpoint in endpoints {
             endpoint.uplink.deliver(until: now) { bytes in
-                bytes.withUnsafeBytes { host.receive($0, from: endpoint.id, at: now) }
+                bytes.withUnsafeBytes { _ = host.receive($0, from: endpoint.id, at: now) }
             }
         }
         for endpoint in endpoints {
@@ -302,6 +306,6 @@ final class TestMeeting {
     /// Sends `packets` to the host as participant `endpoint`'s feedback (plain RTCP).
     func sendFeedback(_ packets: [RTCPPacket], from endpoint: MeetingEndpoint) throws {
         let bytes = try RTCPCompound.serialized(packets)
-        bytes.withUnsafeBytes { host.receive($0, from: endpoint.id, at: clock.now) }
+        bytes.withUnsafeBytes { _ = host.receive($0, from: endpoint.id, at: clock.now) }
     }
 }

@@ -19,7 +19,7 @@ private func isRTCP(_ bytes: [UInt8]) -> Bool { bytes.count > 1 && (192 ... 223)
 
 private func send(_ packets: [RTCPPacket], to sender: SendPipeline, at time: Timestamp) throws {
     let bytes = try RTCPCompound.serialized(packets)
-    bytes.withUnsafeBytes { sender.receiveRTCP($0, at: time) }
+    bytes.withUnsafeBytes { _ = sender.receiveRTCP($0, at: time) }
 }
 
 private let videoSSRC: UInt32 = 0x1000_0001
@@ -166,11 +166,11 @@ private func makeSender(_ out: Datagrams, audio: Bool = false, bitrate: Int = 30
                 time = time + .milliseconds(1)
                 while let (due, bytes) = inFlight.first, due <= time {
                     inFlight.removeFirst()
-                    bytes.withUnsafeBytes { receiver.receive($0, at: due) }
+                    bytes.withUnsafeBytes { _ = receiver.receive($0, at: due) }
                 }
                 while let (due, bytes) = feedbackInFlight.first, due <= time {
                     feedbackInFlight.removeFirst()
-                    bytes.withUnsafeBytes { sender.receiveRTCP($0, at: due) }
+                    bytes.withUnsafeBytes { _ = sender.receiveRTCP($0, at: due) }
                 }
                 receiver.poll(at: time)
                 sender.poll(at: time)
@@ -209,11 +209,11 @@ private func makeSender(_ out: Datagrams, audio: Bool = false, bitrate: Int = 30
             var frame = source.next()
             frame.timestamp = time
             try sender.sendVideo(frame, at: time)
-            for bytes in forward.all { bytes.withUnsafeBytes { receiver.receive($0, at: time + .milliseconds(10)) } }
+            for bytes in forward.all { bytes.withUnsafeBytes { _ = receiver.receive($0, at: time + .milliseconds(10)) } }
             forward.clear()
             receiver.poll(at: time + .milliseconds(10))
             feedback()
-            for bytes in backward.all { bytes.withUnsafeBytes { sender.receiveRTCP($0, at: time + .milliseconds(20)) } }
+            for bytes in backward.all { bytes.withUnsafeBytes { _ = sender.receiveRTCP($0, at: time + .milliseconds(20)) } }
             backward.clear()
         }
     }
@@ -362,7 +362,7 @@ private func makeSender(_ out: Datagrams, audio: Bool = false, bitrate: Int = 30
                                    marker: true)
             header.setExtensionValue(RTPTransportSequenceNumber(1000 + sequence), id: 3)
             let bytes = try RTPPacket(header: header, payload: [0x10, 0x00, 0x9D, 0x01, 0x2A]).serialized()
-            bytes.withUnsafeBytes { receiver.receive($0, at: time) }
+            bytes.withUnsafeBytes { _ = receiver.receive($0, at: time) }
         }
         func feedback() -> [RTCPTransportFeedback] {
             defer { backward.clear() }
@@ -402,8 +402,11 @@ private func makeSender(_ out: Datagrams, audio: Bool = false, bitrate: Int = 30
         // A well-formed RTP packet of an unknown payload type, and RTCP that lies about its length.
         garbage.append(try RTPPacket(header: RTPHeader(payloadType: 50, sequenceNumber: 1, timestamp: 0, ssrc: 1), payload: [1, 2]).serialized())
         garbage.append([0x81, 0xC9, 0x00, 0x40, 0, 0, 0, 1])
-        for bytes in garbage { bytes.withUnsafeBytes { receiver.receive($0, at: .zero) } }
-        for bytes in garbage { bytes.withUnsafeBytes { sender.receiveRTCP($0, at: .zero) } }
+        // Without SRTP nothing authenticates: what is too short or too long for a datagram
+        // of RTP or RTCP reads as not taken, the rest is read (and then counted as bad).
+        let taken = garbage.map { bytes in bytes.withUnsafeBytes { receiver.receive($0, at: .zero) } }
+        #expect(taken == garbage.map { $0.count >= 8 && $0.count <= 65_536 })
+        for bytes in garbage { bytes.withUnsafeBytes { _ = sender.receiveRTCP($0, at: .zero) } }
         #expect(receiver.statistics.packetsDiscarded >= 6)
         #expect(sender.statistics.rtcpPacketsMalformed >= 3)
 
@@ -413,7 +416,7 @@ private func makeSender(_ out: Datagrams, audio: Bool = false, bitrate: Int = 30
             var frame = source.next()
             frame.timestamp = time
             try sender.sendVideo(frame, at: time)
-            for bytes in forward.all { bytes.withUnsafeBytes { receiver.receive($0, at: time) } }
+            for bytes in forward.all { bytes.withUnsafeBytes { _ = receiver.receive($0, at: time) } }
             forward.clear()
             receiver.poll(at: time + .milliseconds(20))
         }
@@ -431,6 +434,13 @@ private func makeSender(_ out: Datagrams, audio: Bool = false, bitrate: Int = 30
             let receiver = try ReceivePipeline(
                 configuration: ReceivePipelineConfiguration(video: .init(codec: .vp8), srtpKey: receiverKey),
                 output: backward.take, render: { _ in rendered += 1 })
+            // What each side says of what it took: authenticated or not, for consent.
+            var forwardAuthenticated: [Bool] = [], backwardAuthenticated: [Bool] = []
+            // A consent probe: a receiver report before anything has arrived.
+            receiver.sendReceiverReport(at: .zero)
+            #expect(backward.all.count == 1)
+            for bytes in backward.all { backwardAuthenticated.append(bytes.withUnsafeBytes { sender.receiveRTCP($0, at: .zero) }) }
+            backward.clear()
             var source = TestPatternSource(width: 160, height: 120, colorIndex: 2)
             for index in 0 ..< 10 {
                 let time = Timestamp.milliseconds(Int64(index) * 33)
@@ -439,15 +449,20 @@ private func makeSender(_ out: Datagrams, audio: Bool = false, bitrate: Int = 30
                 try sender.sendVideo(frame, at: time)
                 sender.poll(at: time)
                 // Nothing readable leaves the sender: no plaintext RTP parses with our payload type… and SRTCP does not parse.
-                for bytes in forward.all { bytes.withUnsafeBytes { receiver.receive($0, at: time) } }
+                for bytes in forward.all { forwardAuthenticated.append(bytes.withUnsafeBytes { receiver.receive($0, at: time) }) }
                 forward.clear()
                 receiver.poll(at: time + .milliseconds(60))
-                for bytes in backward.all { bytes.withUnsafeBytes { sender.receiveRTCP($0, at: time + .milliseconds(60)) } }
+                for bytes in backward.all {
+                    backwardAuthenticated.append(bytes.withUnsafeBytes { sender.receiveRTCP($0, at: time + .milliseconds(60)) })
+                }
                 backward.clear()
             }
             receiver.poll(at: .seconds(2))
-            for bytes in backward.all { bytes.withUnsafeBytes { sender.receiveRTCP($0, at: .seconds(2)) } }
+            for bytes in backward.all { backwardAuthenticated.append(bytes.withUnsafeBytes { sender.receiveRTCP($0, at: .seconds(2)) }) }
             #expect(rendered == expected)
+            #expect(forwardAuthenticated.count >= 10 && backwardAuthenticated.count >= 1)
+            #expect(forwardAuthenticated.allSatisfy { $0 == (expected > 0) }, "media authenticates only with the sender's key")
+            #expect(backwardAuthenticated.allSatisfy { $0 == (expected > 0) }, "feedback, the probe first, only with the key it was sent with")
             if expected > 0 {
                 #expect(sender.statistics.rtcpPacketsReceived > 0)
                 #expect(sender.statistics.rtcpPacketsMalformed == 0)
@@ -501,7 +516,7 @@ private func makeSender(_ out: Datagrams, audio: Bool = false, bitrate: Int = 30
             // Take exactly what the pipeline has emitted so far (the stream would wait for more).
             let emitted = sender.statistics.rtpPacketsSent + sender.statistics.rtcpPacketsSent
             while consumed < emitted, let datagram = await iterator.next() {
-                datagram.withUnsafeBytes { receiver.receive($0, at: time + .milliseconds(10)) }
+                datagram.withUnsafeBytes { _ = receiver.receive($0, at: time + .milliseconds(10)) }
                 consumed += 1
             }
             receiver.poll(at: time + .milliseconds(60))

@@ -24,7 +24,7 @@ import ConferRTP
                                    timestamp: UInt32(truncatingIfNeeded: random.next()), ssrc: UInt32(truncatingIfNeeded: random.next()))
             let payload = (0 ..< 40).map { _ in UInt8(truncatingIfNeeded: random.next()) }
             guard let bytes = try? RTPPacket(header: header, payload: payload).serialized() else { return }
-            bytes.withUnsafeBytes { receiver.receive($0, at: time) }
+            bytes.withUnsafeBytes { _ = receiver.receive($0, at: time) }
             sprayed += 1
         }
         for index in 0 ..< spray { sprayPacket(at: .milliseconds(Int64(index))) }
@@ -35,7 +35,7 @@ import ConferRTP
             frame.timestamp = time
             try sender.sendVideo(frame, at: time)
             for bytes in out {
-                bytes.withUnsafeBytes { receiver.receive($0, at: time) }
+                bytes.withUnsafeBytes { _ = receiver.receive($0, at: time) }
                 if spray > 0 { sprayPacket(at: time) }
             }
             out.removeAll()

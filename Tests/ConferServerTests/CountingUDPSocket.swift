@@ -1,0 +1,38 @@
+import Foundation
+
+/// A UDP socket on loopback that nobody reads until asked how many datagrams reached it: the
+/// machine a reflection would flood.
+final class CountingUDPSocket {
+    private let descriptor: Int32
+    /// The port it is bound to.
+    let port: Int
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
+        self.descriptor = descriptor
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+        }
+        guard bound else {
+            _ = Glibc.close(descriptor)
+            throw POSIXError(.EADDRINUSE)
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+    }
+
+    /// Reads whatever is waiting, without blocking: the size of each datagram, in order.
+    func datagramSizes() -> [Int] {
+        var sizes: [Int] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while case let size = recv(descriptor, &buffer, buffer.count, 0), size >= 0 { sizes.append(size) }
+        return sizes
+    }
+
+    func close() { _ = Glibc.close(descriptor) }
+}
