@@ -68,8 +68,9 @@ public struct LiveMeetingParticipantConfiguration: Sendable {
 ///
 /// Media goes to the other side only with its consent (``MediaConsent``): until a datagram
 /// that authenticates has come from the address media goes to, the member sends nothing
-/// but a receiver report each half second, which the other side answers with media. So a
-/// peer that names someone else's address in a call gets nothing sent there but those.
+/// but receiver reports (soon at first, then two a second), which the other side answers
+/// with media. So a peer that names someone else's address in a call gets nothing sent
+/// there but those.
 public enum LiveMeetingParticipant {
     /// Binds a socket (its port goes to `control` and `onListening`), then sends and receives
     /// until stopped; returns the whole run's figures.
@@ -210,7 +211,7 @@ public enum LiveMeetingParticipant {
                 if authenticated, consent.authenticated(from: datagram.source, at: arrival) { nextCapture = min(nextCapture, now) }
                 pool.recycle(datagram.bytes)
             }
-            // Nothing is captured for a side that has not consented: its first frame is then a keyframe.
+            // Nothing is encoded for a side that has not consented: the first frame sent is then a keyframe.
             let consented = consent.permits(at: now)
             if let sender, let camera {
                 let interval = TimeDelta.seconds(1 / camera.frameRate)

@@ -10,14 +10,14 @@ public import ConferMedia
 /// Until then the sender may send it small probes, so that two peers who both wait for
 /// consent (a call) can give it to each other: the first at once, the next
 /// ``firstProbeInterval`` later, each gap then twice the last up to ``probeInterval``. The
-/// first probes come soon because the first often arrives before the other side has heard,
+/// first ones come soon because the first may arrive before the other side has heard,
 /// through its signaling, whose address this is.
 ///
 /// A value without a clock: the caller says when.
 public struct MediaConsent: Sendable, Equatable {
     /// RFC 7675 §5.1: consent ends 30 s after the last packet that authenticated.
     public static let defaultLifetime = TimeDelta.seconds(30)
-    /// Probes to an address without consent, at last two a second.
+    /// Probes to an address without consent, in the end two a second.
     public static let defaultProbeInterval = TimeDelta.milliseconds(500)
     /// The gap after the first probe.
     public static let firstProbeInterval = TimeDelta.milliseconds(20)
@@ -32,7 +32,7 @@ public struct MediaConsent: Sendable, Equatable {
     public private(set) var grants = 0
     private var lastAuthenticated: Timestamp?
     private var nextProbe: Timestamp?
-    private var probeGap = Self.firstProbeInterval
+    private var probeGap = TimeDelta.zero
 
     /// Consent for `address` (none yet), lasting `lifetime`.
     public init(address: UDPAddress? = nil, lifetime: TimeDelta = Self.defaultLifetime,
@@ -78,7 +78,7 @@ public struct MediaConsent: Sendable, Equatable {
             nextProbe = nil
             return false
         }
-        if nextProbe == nil { probeGap = Self.firstProbeInterval }
+        if nextProbe == nil { probeGap = min(Self.firstProbeInterval, probeInterval) }
         if let nextProbe, now < nextProbe { return false }
         nextProbe = now + probeGap
         probeGap = min(probeGap + probeGap, probeInterval)
