@@ -123,9 +123,11 @@ public enum LiveMeetingHost {
             if case .datagram(let datagram, let arrival) = event {
                 if let member = byAddress[datagram.source], member.added {
                     let authenticated = datagram.bytes.withUnsafeBytes { host.receive($0, from: member.id, at: arrival) }
-                    // Consent given, first or anew: now a keyframe can reach the member.
+                    // Consent given, first or anew: now a keyframe can reach the member. Should its
+                    // downlink's key be refused now (it was not at the join), that member stays
+                    // unreachable and the meeting goes on.
                     if authenticated, member.consent.authenticated(from: datagram.source, at: arrival) {
-                        try host.participantBecameReachable(member.id, at: arrival)
+                        try? host.participantBecameReachable(member.id, at: arrival)
                     }
                 } else {
                     unknownDatagrams += 1

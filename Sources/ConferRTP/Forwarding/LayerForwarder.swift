@@ -37,8 +37,7 @@ public struct LayerForwarder: Sendable {
     /// Whether the packets of the frame in progress are forwarded.
     public private(set) var forwardsFrame = true
     /// Whether frames are left out until the next keyframe: set for a receiver that has got
-    /// nothing yet, since what comes before refers to pictures it never got, and a receiver
-    /// whose first frames cannot be decoded takes them for delay.
+    /// nothing yet, since what comes before refers to pictures it never got.
     public var waitsForKeyframe = false
     /// Stream sequence number minus forwarded one: the packets left out so far.
     private var offset: UInt16 = 0
