@@ -156,6 +156,7 @@ let package = Package(
         // What the test targets share (the wall-clock trait); no product links it.
         .target(name: "ConferTestSupport", path: "Tests/ConferTestSupport", swiftSettings: strict),
         .testTarget(name: "ConferServerTests", dependencies: ["ConferTestSupport", "ConferSession", "ConferServer", "ConferClient", "ConferTokens", "ConferCLI", "ConferJobs", "ConferMedia", "ConferLive",
+                                                              "ConferRTP", "ConferSRTP",
                                                               .product(name: "WSClient", package: "swift-websocket"),
                                                               .product(name: "Logging", package: "swift-log"),
                                                               .product(name: "GRDB", package: "GRDB.swift")],

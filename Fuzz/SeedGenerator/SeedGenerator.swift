@@ -112,6 +112,11 @@ func packetSeeds(_ seeds: inout SeedWriter) {
     for (call, sent) in calls.prefix(2) {
         for (index, datagram) in sample(sent, perKind: 2, where: { !$0.isRTP }).enumerated() { rtcp.append((name(call, datagram, index), datagram.bytes)) }
     }
+    // And the consent checks live meetings and calls send before media (as they read once unprotected).
+    for kind in [RTCPConsentCheck.Kind.challenge, .answer] {
+        let check = RTCPConsentCheck(kind, ssrc: 0x7000_0011, nonce: 0x0123_4567_89AB_CDEF_FEDC_BA98_7654_3210)
+        rtcp.append(("consent-\(kind)", try RTCPCompound.serialized(check.packets)))
+    }
     seeds.write("FuzzRTCP", rtcp)
 
     // XR: the RRTR receivers send and the DLRR senders answer with, alone and in their

@@ -2,104 +2,183 @@ import ConferMedia
 import ConferNet
 import Testing
 
-/// Consent to send media (RFC 7675's rule without ICE), in virtual time.
+/// Consent to send media (RFC 7675's checks without ICE), in virtual time.
 @Suite struct MediaConsentTests {
     let peer = UDPAddress(host: "127.0.0.1", port: 40_000)
     let victim = UDPAddress(host: "127.0.0.1", port: 40_002)
 
-    @Test func anAnnouncedAddressGetsNothingUntilSomethingAuthenticatesFromIt() {
-        var granted = false
+    @Test func anAnnouncedAddressGetsNothingUntilItAnswersTheChallengeSentThere() throws {
+        var random = SeededRandom(seed: 1)
         var consent = MediaConsent()
         #expect(!consent.permits(at: .zero), "no address yet")
+        #expect(consent.takeChallenge(at: .zero, using: &random) == nil, "nowhere to send a challenge")
         consent.announce(peer)
         #expect(!consent.permits(at: .seconds(1)), "announced is not asked for")
-        granted = consent.authenticated(from: victim, at: .seconds(2))
-        #expect(!granted, "from another address")
-        #expect(!consent.permits(at: .seconds(2)))
-        granted = consent.authenticated(from: peer, at: .seconds(3))
-        #expect(granted, "the first authenticated packet gives consent")
+        consent.authenticated(from: peer, at: .seconds(1))
+        #expect(!consent.permits(at: .seconds(1)), "a packet that authenticates may have a forged source: it gives nothing")
+        let nonce = try #require(consent.takeChallenge(at: .seconds(2), using: &random))
+        var granted = consent.answered(nonce ^ 1, from: peer, at: .seconds(2))
+        #expect(!granted, "another nonce")
+        granted = consent.answered(nonce, from: victim, at: .seconds(2))
+        #expect(!granted, "the right nonce from another address")
+        #expect(!consent.permits(at: .seconds(2)) && consent.answersRefused == 2)
+        granted = consent.answered(nonce, from: peer, at: .seconds(3))
+        #expect(granted, "the answer from the address gives consent")
         #expect(consent.permits(at: .seconds(3)))
-        granted = consent.authenticated(from: peer, at: .seconds(4))
-        #expect(!granted, "already given: nothing to resend")
-        #expect(consent.grants == 1)
+        granted = consent.answered(nonce, from: peer, at: .seconds(4))
+        #expect(!granted, "a second answer to a challenge sent twice: nothing to resend")
+        #expect(consent.grants == 1 && consent.answersRefused == 2)
     }
 
-    @Test func consentRunsOutALifetimeAfterTheLastAuthenticatedPacketAndComesBack() {
-        var granted = false
+    @Test func consentLastsWhilePacketsAuthenticateAndRunsOutALifetimeAfterTheLast() throws {
+        var outcome = false
+        var random = SeededRandom(seed: 2)
         var consent = MediaConsent(address: peer, lifetime: .seconds(30))
-        granted = consent.authenticated(from: peer, at: .seconds(10))
-        #expect(granted)
-        granted = consent.authenticated(from: peer, at: .seconds(20))
-        #expect(!granted)
+        let first = try #require(consent.takeChallenge(at: .seconds(10), using: &random))
+        outcome = consent.answered(first, from: peer, at: .seconds(10))
+        #expect(outcome)
+        consent.authenticated(from: peer, at: .seconds(20))
+        consent.authenticated(from: victim, at: .seconds(25))
         #expect(consent.permits(at: Timestamp(microseconds: 49_999_999)))
-        #expect(!consent.permits(at: .seconds(50)), "30 s after the packet at 20 s")
-        granted = consent.authenticated(from: peer, at: .seconds(61))
-        #expect(granted, "given anew: the caller sends a keyframe")
+        #expect(!consent.permits(at: .seconds(50)), "30 s after the packet at 20 s; the one from elsewhere does not count")
+        consent.authenticated(from: peer, at: .seconds(51))
+        #expect(!consent.permits(at: .seconds(51)), "run out: only a new answer brings it back")
+        outcome = consent.answered(first, from: peer, at: .seconds(52))
+        #expect(!outcome, "the old nonce gives nothing once run out")
+        let second = try #require(consent.takeChallenge(at: .seconds(60), using: &random))
+        #expect(second != first, "a new nonce")
+        outcome = consent.answered(first, from: peer, at: .seconds(61))
+        #expect(!outcome, "the old nonce gives nothing")
+        outcome = consent.answered(second, from: peer, at: .seconds(61))
+        #expect(outcome, "given anew: the caller sends a keyframe")
         #expect(consent.grants == 2)
-        #expect(consent.permits(at: .seconds(90)) && !consent.permits(at: .seconds(91)), "30 s after the packet at 61 s")
+        #expect(consent.permits(at: .seconds(90)) && !consent.permits(at: .seconds(91)), "30 s after the answer at 61 s")
     }
 
-    @Test func aNewAddressStartsWithoutConsentAndTheSameOneKeepsIt() {
-        var granted = false
+    @Test func aNewAddressStartsWithoutConsentAndItsOwnNonce() throws {
+        var outcome = false
+        var random = SeededRandom(seed: 3)
         var consent = MediaConsent(address: peer)
-        _ = consent.authenticated(from: peer, at: .seconds(1))
+        let nonce = try #require(consent.takeChallenge(at: .seconds(1), using: &random))
+        _ = consent.answered(nonce, from: peer, at: .seconds(1))
         consent.announce(peer)
         #expect(consent.permits(at: .seconds(2)), "announcing the same address again changes nothing")
         consent.announce(victim)
         #expect(!consent.permits(at: .seconds(2)), "what came from the old address says nothing of the new")
-        granted = consent.authenticated(from: peer, at: .seconds(3))
-        #expect(!granted, "the old address no longer counts")
+        outcome = consent.answered(nonce, from: victim, at: .seconds(2))
+        #expect(!outcome, "nor does the old address's nonce")
+        let next = try #require(consent.takeChallenge(at: .seconds(3), using: &random))
+        #expect(next != nonce)
+        outcome = consent.answered(next, from: peer, at: .seconds(3))
+        #expect(!outcome, "the old address no longer counts")
         #expect(!consent.permits(at: .seconds(3)))
         #expect(consent.address == victim)
     }
 
-    @Test func probesComeSoonAtFirstThenTwiceASecondOnlyWhileThereIsNoConsent() {
-        var consent = MediaConsent()
-        var granted = consent.takeProbe(at: .zero)
-        #expect(!granted, "nowhere to probe")
-        consent.announce(peer)
-        func probes(from start: Int64, to end: Int64) -> [Int64] {
-            stride(from: start, to: end, by: 5).filter { consent.takeProbe(at: .milliseconds($0)) }
+    @Test func challengesComeSoonAtFirstThenTwiceASecondWithOneNonceUntilAnswered() throws {
+        var outcome = false
+        var random = SeededRandom(seed: 4)
+        var consent = MediaConsent(address: peer)
+        var nonces: Set<UInt128> = []
+        func challenges(from start: Int64, to end: Int64) -> [Int64] {
+            stride(from: start, to: end, by: 5).filter {
+                guard let nonce = consent.takeChallenge(at: .milliseconds($0), using: &random) else { return false }
+                nonces.insert(nonce)
+                return true
+            }
         }
         // Gaps of 20, 40, 80, 160 and 320 ms, then 500.
-        #expect(probes(from: 0, to: 2_000) == [0, 20, 60, 140, 300, 620, 1_120, 1_620])
-        granted = consent.authenticated(from: peer, at: .milliseconds(2_000))
-        #expect(probes(from: 2_000, to: 31_995) == [], "consent is in force")
-        #expect(probes(from: 32_000, to: 32_100) == [32_000, 32_020, 32_060], "probing again from the first once it ran out")
+        #expect(challenges(from: 0, to: 2_000) == [0, 20, 60, 140, 300, 620, 1_120, 1_620])
+        #expect(nonces.count == 1 && consent.challengesSent == 8, "one nonce, sent again until answered")
+        let nonce = try #require(nonces.first)
+        outcome = consent.answered(nonce, from: peer, at: .milliseconds(2_000))
+        #expect(outcome)
+        #expect(challenges(from: 2_000, to: 31_995) == [], "consent is in force")
+        #expect(challenges(from: 32_000, to: 32_100) == [32_000, 32_020, 32_060], "from the first again once it ran out")
+        #expect(nonces.count == 2, "with a new nonce")
         consent.announce(victim)
-        #expect(probes(from: 33_000, to: 33_050) == [33_000, 33_020], "a new address: from the first again")
+        #expect(challenges(from: 33_000, to: 33_050) == [33_000, 33_020], "a new address: from the first again")
+        #expect(nonces.count == 3)
     }
 
-    @Test func anArrivalOutOfOrderDoesNotShortenConsent() {
+    @Test func challengesAreAnsweredOnlyFromThePeersAddressAndNotFasterThanTheGap() {
+        var outcome = false
+        var consent = MediaConsent(address: peer)
+        outcome = consent.answers(challengeFrom: victim, at: .zero)
+        #expect(!outcome, "not to another address")
+        outcome = consent.answers(challengeFrom: peer, at: .zero)
+        #expect(outcome)
+        outcome = consent.answers(challengeFrom: peer, at: .milliseconds(9))
+        #expect(!outcome, "within the gap")
+        outcome = consent.answers(challengeFrom: peer, at: .milliseconds(10))
+        #expect(outcome)
+        let answered = (0 ..< 1_000).filter { consent.answers(challengeFrom: peer, at: .milliseconds(1_000 + Int64($0))) }
+        #expect(answered.count == 100, "a flood of challenges gets at most one answer per 10 ms")
+    }
+
+    @Test func anArrivalOutOfOrderDoesNotShortenConsent() throws {
+        var random = SeededRandom(seed: 5)
         var consent = MediaConsent(address: peer, lifetime: .seconds(5))
-        _ = consent.authenticated(from: peer, at: .seconds(10))
-        _ = consent.authenticated(from: peer, at: .seconds(8))
-        #expect(consent.permits(at: Timestamp(microseconds: 14_999_999)))
+        let nonce = try #require(consent.takeChallenge(at: .seconds(1), using: &random))
+        _ = consent.answered(nonce, from: peer, at: .seconds(1))
+        consent.authenticated(from: peer, at: .seconds(4))
+        consent.authenticated(from: peer, at: .seconds(3))
+        #expect(consent.permits(at: Timestamp(microseconds: 8_999_999)))
+        #expect(!consent.permits(at: .seconds(9)))
     }
 
-    /// Seeded arrivals from the peer and from elsewhere, against the rule written plainly:
-    /// media may go at t exactly when a packet authenticated from the announced address in
-    /// the lifetime before t.
-    @Test(arguments: [1, 2, 3, 4, 5] as [UInt64]) func followsTheRuleOverRandomArrivals(seed: UInt64) {
+    /// Seeded challenges, answers and packets, from the peer and from elsewhere, against the
+    /// rule written plainly: consent is given by an answer from the announced address with
+    /// the nonce of a challenge taken while there was none; it lasts a lifetime after the
+    /// last answer or authenticated packet from that address while it was in force.
+    @Test(arguments: [1, 2, 3, 4, 5] as [UInt64]) func followsTheRuleOverRandomEvents(seed: UInt64) {
         var random = SeededRandom(seed: seed)
+        var nonces = SeededRandom(seed: seed + 100)
         let lifetime = TimeDelta.seconds(2)
         var consent = MediaConsent(address: peer, lifetime: lifetime)
-        var arrivals: [Timestamp] = []
+        var last: Timestamp?
+        var outstanding: (nonce: UInt128, answered: Bool)?
         var grants = 0
         var time = Timestamp.zero
-        for _ in 0 ..< 2_000 {
-            time = time + .milliseconds(Int64(random.next() % 900))
+        func inForce(_ time: Timestamp) -> Bool { last.map { time - $0 < lifetime } ?? false }
+        for _ in 0 ..< 3_000 {
+            time = time + .milliseconds(Int64(random.next() % 600))
             let fromPeer = random.next() % 3 != 0
-            let wasPermitted = arrivals.last.map { time - $0 < lifetime } ?? false
-            let granted = consent.authenticated(from: fromPeer ? peer : victim, at: time)
-            if fromPeer {
-                arrivals.append(time)
-                if !wasPermitted { grants += 1 }
+            let source = fromPeer ? peer : victim
+            switch random.next() % 4 {
+            case 0:
+                let wasInForce = inForce(time)
+                let nonce = consent.takeChallenge(at: time, using: &nonces)
+                if wasInForce { #expect(nonce == nil, "no challenge while consent is in force") }
+                if let nonce {
+                    if let outstanding, !outstanding.answered {
+                        #expect(nonce == outstanding.nonce, "sent again until answered")
+                    } else {
+                        #expect(nonce != outstanding?.nonce, "a new nonce for a new attempt")
+                    }
+                    outstanding = (nonce, false)
+                }
+            case 1:
+                consent.authenticated(from: source, at: time)
+                if fromPeer, inForce(time) { last = max(last ?? time, time) }
+            default:
+                // An answer: the outstanding nonce or a guess.
+                let guess = random.next() % 2 == 0
+                let nonce = guess ? UInt128(random.next()) : (outstanding?.nonce ?? 0)
+                let granted = consent.answered(nonce, from: source, at: time)
+                let matches = fromPeer && outstanding != nil && nonce == outstanding?.nonce
+                let expected = matches && outstanding?.answered == false && !inForce(time)
+                #expect(granted == expected)
+                if expected {
+                    grants += 1
+                    outstanding?.answered = true
+                    last = time
+                } else if matches, inForce(time) {
+                    last = max(last ?? time, time)
+                }
             }
-            #expect(granted == (fromPeer && !wasPermitted))
             let probe = time + .milliseconds(Int64(random.next() % 3_000))
-            let expected = arrivals.last.map { probe - $0 < lifetime } ?? false
-            #expect(consent.permits(at: probe) == expected)
+            #expect(consent.permits(at: probe) == inForce(probe))
         }
         #expect(consent.grants == grants && grants > 10, "\(grants) grants")
     }

@@ -1,5 +1,7 @@
 import ConferClient
 import ConferLive
+import ConferRTP
+import ConferSRTP
 import ConferSession
 import ConferTestSupport
 import Foundation
@@ -64,10 +66,11 @@ struct CallClientTests {
         await server.stop()
     }
 
-    /// A callee who names someone else's address gets nothing but the caller's consent probes
-    /// sent there: small receiver reports, a few at first, then two a second, where its
-    /// camera and microphone went before (RFC 7675's consent, as the host gives it in a meeting).
-    @Test func aCalleeWhoNamesAnotherMachinesAddressGetsOnlyProbesSentThere() async throws {
+    /// A callee who names someone else's address gets nothing but the caller's consent
+    /// challenges sent there, a few at first, then two a second, where its camera and
+    /// microphone went before (RFC 7675's consent, as the host gives it in a meeting); even
+    /// when it forges that address on feedback signed with its own keys.
+    @Test func aCalleeWhoNamesAnotherMachinesAddressGetsOnlyChallengesSentThereEvenForgingIt() async throws {
         let victim = try CountingUDPSocket()
         defer { victim.close() }
         let server = try await TestServer()
@@ -83,17 +86,30 @@ struct CallClientTests {
         let control = LiveMeetingControl()
         let media = Task { try await CallMediaSession.run(call, control: control) }
         #expect(await call.state.values.first { $0.media?.peer.port == victim.port } != nil, "alice has the address")
-        try await Task.sleep(for: .seconds(3))
+        let keys = try #require(await answer.state.values.first { $0.media != nil }?.media)
+        // Receiver reports about alice's streams, as mallory's receive side sends them (under
+        // the key mallory receives with), from the victim's address.
+        let forger = try SRTPSession(key: SRTPMasterKey(profile: .aes128CmHmacSha1_80, keyingMaterial: keys.receiveKey), direction: .outbound)
+        let report = try RTCPCompound.serialized([
+            .receiverReport(RTCPReceiverReport(ssrc: LiveMeetingPlan.receiverSSRC(slot: keys.slot), reportBlocks: [])),
+        ])
+        for _ in 0 ..< 30 {
+            var buffer = report + [UInt8](repeating: 0, count: 32)
+            let length = try buffer.withUnsafeMutableBytes { try forger.protectRTCP($0, length: report.count) }
+            victim.send(Array(buffer[0 ..< length]), toPort: keys.peer.port)
+            try await Task.sleep(for: .milliseconds(100))
+        }
         let sent = control.figures
         await call.end()
-        _ = try await media.value
+        let final = try await media.value
         await alice.stop()
         await mallory.stop()
         await server.stop()
         let sizes = victim.datagramSizes()
         #expect(sent.framesSent == 0 && sent.audioPacketsSent == 0, "alice's camera and microphone sent nothing: \(sent.framesSent) frames")
-        // Probes 20, 40, 80, 160 and 320 ms apart, then 500: 10 in 3 s, whatever the schedule of the loop.
-        #expect(!sizes.isEmpty && sizes.count <= 11, "probes for about 3 s: \(sizes)")
-        #expect(sizes.allSatisfy { $0 <= 200 }, "each a small receiver report: \(sizes)")
+        // Challenges 20, 40, 80, 160 and 320 ms apart, then 500: about 11 in these 3 s.
+        #expect((1 ... 14).contains(sizes.count), "challenges for about 3 s: \(sizes)")
+        #expect(sizes.allSatisfy { $0 <= 64 }, "each a challenge of 50 bytes: \(sizes)")
+        #expect(final.consentGrants == 0 && final.consentChallengesSent == sizes.count, "all of them, none answered")
     }
 }

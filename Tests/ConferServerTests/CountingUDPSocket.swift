@@ -34,5 +34,19 @@ final class CountingUDPSocket {
         return sizes
     }
 
+    /// Sends `bytes` from this socket to `port` on loopback: a datagram whose source is this
+    /// machine's address, as someone forging it would send.
+    func send(_ bytes: [UInt8], toPort port: Int) {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                sendto(descriptor, bytes, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+    }
+
     func close() { _ = Glibc.close(descriptor) }
 }

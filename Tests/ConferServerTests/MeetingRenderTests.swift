@@ -2,6 +2,8 @@ import ConferClient
 import ConferLive
 import ConferJobs
 import ConferMedia
+import ConferRTP
+import ConferSRTP
 import ConferSession
 import ConferTestSupport
 import Foundation
@@ -160,7 +162,10 @@ struct MeetingRenderTests {
     /// a member media only once something that authenticates with the member's keys has come
     /// from the address (RFC 7675's consent). Before, the composite went to whatever address
     /// a member named, a reflection. An honest member in the same meeting is served.
-    @Test func aMemberWhoNamesAnotherMachinesAddressHasNothingSentThere() async throws {
+    /// Mallory names a victim's address as hers and, holding her own keys, forges the
+    /// victim's address on packets that authenticate: what the host sends there stays its
+    /// small challenges, which the victim never answers.
+    @Test func aMemberWhoNamesAnotherMachinesAddressGetsOnlyChallengesSentThereEvenForgingIt() async throws {
         let victim = try CountingUDPSocket()
         defer { victim.close() }
         let server = try await TestServer()
@@ -179,12 +184,29 @@ struct MeetingRenderTests {
         await mallory.announceMedia(MediaDescription(host: "127.0.0.1", port: victim.port, codec: options.codec.rawValue,
                                                      width: options.cameraWidth, height: options.cameraHeight, frameRate: options.frameRate))
         #expect(await host.room.values.first { $0?.member("mallory")?.media?.port == victim.port } != nil, "the host knows the address")
+        let room = await mallory.room.values.first { $0?.media["mallory"] != nil && $0?.member("boss")?.media != nil }
+        let grant = try #require(room??.media["mallory"])
+        let hostPort = try #require(room??.member("boss")?.media?.port)
+        // Receiver reports about the composite, as mallory's receive side sends them (under
+        // her downlink key), from the victim's address.
+        let forger = try SRTPSession(key: SRTPMasterKey(profile: .aes128CmHmacSha1_80, keyingMaterial: grant.downlinkKey), direction: .outbound)
+        let report = try RTCPCompound.serialized([
+            .receiverReport(RTCPReceiverReport(ssrc: LiveMeetingPlan.receiverSSRC(slot: grant.slot), reportBlocks: [])),
+        ])
         let framesBefore = await bobMedia.figures.framesReceived
-        try await Task.sleep(for: .seconds(3))
+        for _ in 0 ..< 30 {
+            var buffer = report + [UInt8](repeating: 0, count: 32)
+            let length = try buffer.withUnsafeMutableBytes { try forger.protectRTCP($0, length: report.count) }
+            victim.send(Array(buffer[0 ..< length]), toPort: hostPort)
+            try await Task.sleep(for: .milliseconds(100))
+        }
         let framesAfter = await bobMedia.figures.framesReceived
         await Self.end(media: [bobMedia, hostMedia], members: [bob, mallory, host], approver: approver, server: server)
         #expect(framesAfter - framesBefore >= 20, "the host went on serving bob: \(framesAfter - framesBefore) frames in 3 s")
-        #expect(victim.datagramSizes().isEmpty, "datagrams sent to the address mallory named")
+        let sizes = victim.datagramSizes()
+        // Challenges at 0, 20, 60, 140, 300 and 620 ms, then two a second: about 12 in these 3 s.
+        #expect((1 ... 14).contains(sizes.count), "challenges only: \(sizes.count) datagrams")
+        #expect(sizes.allSatisfy { $0 <= 64 }, "nothing but challenges, of 50 bytes: \(sizes)")
     }
 
     /// Boss, joined as the host of `server`'s room, letting in every member who asks to join

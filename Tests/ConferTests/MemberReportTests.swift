@@ -1,5 +1,6 @@
 import Testing
 @testable import ConferCLI
+import ConferLive
 
 /// The summary `confer join` and `confer host` print for people.
 @Suite struct MemberReportTests {
@@ -28,5 +29,27 @@ import Testing
         #expect(host.humanSummary.last == "approved: al; declined: bo, cy")
         host.approved = []
         #expect(host.humanSummary.last == "declined: bo, cy")
+    }
+
+    @Test func consentIsMentionedOnlyWhenSomethingIsAmiss() {
+        var figures = LiveMeetingControl.Figures()
+        figures.framesSent = 240
+        figures.framesReceived = 238
+        figures.consentChallengesSent = 2
+        figures.consentGrants = 1
+        figures.datagramsWithheld = 3
+        #expect(MemberMediaReport(figures, output: nil).humanSummary
+                == ["media: sent 240 frames and 0 audio packets, received 238 frames and 0 audio packets"],
+                "a grant after two challenges, and what went before it held back, is how every join goes")
+        figures.consentChecksRefused = 3
+        #expect(MemberMediaReport(figures, output: "m.y4m").humanSummary == [
+            "media: sent 240 frames and 0 audio packets, received 238 frames and 0 audio packets, wrote m.y4m",
+            "consent: refused 3 checks",
+        ])
+        figures.consentGrants = 0
+        figures.datagramsFromUnknownAddresses = 5
+        #expect(MemberMediaReport(figures, output: nil).humanSummary.last
+                == "consent: no address answered its 2 challenges, so no media went; refused 3 checks; "
+                + "dropped 5 datagrams from addresses no member announced")
     }
 }

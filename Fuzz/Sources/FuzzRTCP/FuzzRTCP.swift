@@ -1,6 +1,7 @@
 import FuzzSupport
 // libFuzzer target: parse a compound RTCP packet; whatever parsed must serialize, parse
-// again to the same packets, and serialize to the same bytes.
+// again to the same packets, and serialize to the same bytes; a consent check read from it
+// must survive its own round trip.
 import ConferRTP
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -19,6 +20,13 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     precondition((try? RTCPCompound.serialized(again)) == written, "second serialization differs")
     for case .transportFeedback(let feedback) in packets {
         precondition(feedback.packetResults.count == feedback.packetStatusCount, "results do not cover the count")
+    }
+    // A consent check read from the packets must travel as it was read.
+    if let check = RTCPConsentCheck(packets) {
+        guard let bytes = try? RTCPCompound.serialized(check.packets), let back = try? RTCPCompound.parse(bytes) else {
+            preconditionFailure("a consent check does not serialize")
+        }
+        precondition(RTCPConsentCheck(back) == check, "a consent check changed on the way")
     }
     return 0
 }

@@ -56,12 +56,6 @@ extension ReceivePipeline {
         }
     }
 
-    /// Sends a receiver report about every stream heard (none before anything arrived), with
-    /// the CNAME, now rather than when one is due: the probe that gives a sender waiting for
-    /// consent (ConferNet's `MediaConsent`) what it waits for, protected with the key this
-    /// side's feedback uses.
-    public func sendReceiverReport(at now: Timestamp) { sendReport(at: now) }
-
     /// Sends a receiver report about every stream heard, with the CNAME.
     func sendReport(at now: Timestamp) {
         var blocks: [RTCPReportBlock] = []

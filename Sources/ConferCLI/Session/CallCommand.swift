@@ -259,6 +259,7 @@ struct CallCommand: AsyncParsableCommand {
             fields["framesReceived"] = figures.framesReceived
             fields["audioPacketsReceived"] = figures.audioPacketsReceived
             fields["framesSent"] = figures.framesSent
+            fields["consentGrants"] = figures.consentGrants
         }
         printer.print("ended", fields)
         if json {
@@ -274,6 +275,10 @@ struct CallCommand: AsyncParsableCommand {
             if let by = record.endedBy { line += ", ended by \(by)" }
             if let figures, figures.framesReceived + figures.audioPacketsReceived > 0 {
                 line += "; received \(figures.framesReceived) frames, \(figures.audioPacketsReceived) audio packets"
+            }
+            // Media that never went: the other side's address did not answer (wrong, unreachable or not its own).
+            if let figures, figures.consentChallengesSent > 0, figures.consentGrants == 0 {
+                line += "; sent nothing: the other side's address never answered a consent check"
             }
             print(line)
         }

@@ -35,7 +35,19 @@ struct MemberMediaReport: Codable, Sendable {
     }
 
     var humanSummary: [String] {
-        ["media: sent \(framesSent) frames and \(audioPacketsSent) audio packets, received \(framesReceived) frames and "
+        var lines = ["media: sent \(framesSent) frames and \(audioPacketsSent) audio packets, received \(framesReceived) frames and "
             + "\(audioPacketsReceived) audio packets" + (output.map { ", wrote \($0)" } ?? "")]
+        // Said only when something is amiss: an address that never answered (wrong, unreachable
+        // or not its owner's), checks that were forged or replayed, strangers' datagrams.
+        var amiss: [String] = []
+        if figures.consentChallengesSent > 0, figures.consentGrants == 0 {
+            amiss.append("no address answered its \(figures.consentChallengesSent) challenges, so no media went")
+        }
+        if figures.consentChecksRefused > 0 { amiss.append("refused \(figures.consentChecksRefused) checks") }
+        if figures.datagramsFromUnknownAddresses > 0 {
+            amiss.append("dropped \(figures.datagramsFromUnknownAddresses) datagrams from addresses no member announced")
+        }
+        if !amiss.isEmpty { lines.append("consent: " + amiss.joined(separator: "; ")) }
+        return lines
     }
 }

@@ -66,6 +66,21 @@ public final class LiveMeetingControl: Sendable {
         public var memberBytesReceived: [String: Int] = [:]
         /// The host: packets found lost of each member's streams, by identity.
         public var memberPacketsLost: [String: Int] = [:]
+        /// Datagrams not sent since the start for want of consent (``MediaConsent``): what
+        /// would have gone to an address that had not answered a challenge (or whose
+        /// consent ran out). The challenges themselves go.
+        public var datagramsWithheld = 0
+        /// Consent challenges sent since the start (the host: to every member together).
+        public var consentChallengesSent = 0
+        /// Times consent was given since the start: by each member's address, for the host.
+        /// 0 after challenges went out means the other side's address never answered: wrong,
+        /// unreachable, or not its own.
+        public var consentGrants = 0
+        /// Consent checks refused since the start: not authentic, replayed, or an answer
+        /// with a nonce no challenge here carried (or from another address than the peer's).
+        public var consentChecksRefused = 0
+        /// The host: datagrams from addresses no member announced, dropped.
+        public var datagramsFromUnknownAddresses = 0
 
         /// No figures yet.
         public init() {}

@@ -2,6 +2,7 @@ import ConferMedia
 public import ConferMixer
 import ConferNet
 import Confer
+import ConferRTP
 import ConferSRTP
 import ConferJobs
 
@@ -29,12 +30,14 @@ public struct LiveMeetingHostConfiguration: Sendable {
 /// The compositing host of a live meeting on the wall clock: one ``HostPipeline`` behind one
 /// UDP socket. Members come and go by ``LiveMeetingControl/Command``s from the signaling;
 /// each member's datagrams are known by the address it announced. What the host sends a
-/// member goes there only with the member's consent (``MediaConsent``): once a datagram
-/// that authenticates with the member's keys has come from that address, and for as long as
-/// they keep coming; an address that gives none gets nothing, so no member can point the
-/// composite at a machine that did not ask for it. A datagram from an address no member
-/// announced is counted and dropped. A member that leaves or stops sending never holds up
-/// the canvas (the pipeline's placeholder and audio timeouts).
+/// member goes there only with the member's consent (``MediaConsent``): once that address
+/// has answered a challenge (``RTCPConsentCheck``) under the member's key, and for as long
+/// as datagrams that authenticate keep coming from it; an address that gives none gets
+/// only the small challenges, so no member can point the composite at a machine that did
+/// not ask for it, not even by forging that machine's address on its own packets. A
+/// datagram from an address no member announced is counted and dropped. A member that
+/// leaves or stops sending never holds up the canvas (the pipeline's placeholder and audio
+/// timeouts).
 public enum LiveMeetingHost {
     /// Binds a socket (its port goes to `control` and `onListening`), then composites until
     /// stopped; returns the run's figures.
@@ -61,6 +64,8 @@ public enum LiveMeetingHost {
         var address: UDPAddress?
         var consent = MediaConsent()
         var keys: (uplink: SRTPMasterKey, downlink: SRTPMasterKey)?
+        /// The member's consent checks: the host's challenges and answers, and the member's.
+        var checks: ConsentChannel?
         var sends = true
         var devices = (camera: true, microphone: true)
         /// How the host renders it: a local choice, beside the member's own devices.
@@ -88,9 +93,12 @@ public enum LiveMeetingHost {
             figures.streamsReceived = 0
             return figures
         }()
-        private(set) var unknownDatagrams = 0
+        /// Datagrams from addresses no member announced, dropped.
+        private var unknownDatagrams = 0
         /// Datagrams for members whose address has not given consent, dropped.
-        private(set) var withheldDatagrams = 0
+        private var withheldDatagrams = 0
+        /// Consent nonces must be unpredictable: the system's generator.
+        private var random = SystemRandomNumberGenerator()
         private var composite: CompositeFileWriter?
 
         init(configuration: LiveMeetingHostConfiguration, control: LiveMeetingControl) throws {
@@ -122,12 +130,12 @@ public enum LiveMeetingHost {
             for command in control.takeCommands() { try apply(command, at: now) }
             if case .datagram(let datagram, let arrival) = event {
                 if let member = byAddress[datagram.source], member.added {
-                    let authenticated = datagram.bytes.withUnsafeBytes { host.receive($0, from: member.id, at: arrival) }
-                    // Consent given, first or anew: now a keyframe can reach the member. Should its
-                    // downlink's key be refused now (it was not at the join), that member stays
-                    // unreachable and the meeting goes on.
-                    if authenticated, member.consent.authenticated(from: datagram.source, at: arrival) {
-                        try? host.participantBecameReachable(member.id, at: arrival)
+                    if datagram.bytes.withUnsafeBytes({ LiveMeetingPlan.isConsentCheck($0) }) {
+                        if let check = datagram.bytes.withUnsafeBytes({ member.checks?.open($0) }) {
+                            await take(check, from: member, source: datagram.source, at: arrival, socket: socket)
+                        }
+                    } else if datagram.bytes.withUnsafeBytes({ host.receive($0, from: member.id, at: arrival) }) {
+                        member.consent.authenticated(from: datagram.source, at: arrival)
                     }
                 } else {
                     unknownDatagrams += 1
@@ -139,11 +147,19 @@ public enum LiveMeetingHost {
                 control.publish(figures())
                 nextFigures = nextFigures + .seconds(1)
             }
-            for member in members.values where !member.outgoing.isEmpty {
-                if let destination = member.destination, member.consent.permits(at: now) {
+            for member in members.values where member.added {
+                guard let destination = member.destination else {
+                    withheldDatagrams += member.outgoing.count
+                    member.outgoing.removeAll()
+                    continue
+                }
+                if member.consent.permits(at: now) {
                     for index in 0 ..< member.outgoing.count { try? await socket.send(member.outgoing[index], to: destination) }
                 } else {
                     withheldDatagrams += member.outgoing.count
+                    if let nonce = member.consent.takeChallenge(at: now, using: &random), let challenge = member.checks?.seal(.challenge, nonce: nonce) {
+                        try? await socket.send(challenge, to: destination)
+                    }
                 }
                 member.outgoing.removeAll()
             }
@@ -151,13 +167,34 @@ public enum LiveMeetingHost {
             return .wait(until: earliest(host.nextPollTime, min(nextFigures, now + .milliseconds(10))))
         }
 
+        /// A consent check that authenticated under `member`'s key: a challenge is answered
+        /// (at the member's announced address only); an answer with the nonce sent there gives
+        /// consent, and with it the member's downlink starts and a keyframe goes out. Should the
+        /// downlink's key be refused now (it was not at the join), that member stays unreachable
+        /// and the meeting goes on.
+        private func take(_ check: RTCPConsentCheck, from member: Member, source: UDPAddress, at now: Timestamp,
+                          socket: UDPSocket) async {
+            switch check.kind {
+            case .challenge:
+                if let destination = member.destination, member.consent.answers(challengeFrom: source, at: now),
+                   let answer = member.checks?.seal(.answer, nonce: check.nonce) {
+                    try? await socket.send(answer, to: destination)
+                }
+            case .answer:
+                if member.consent.answered(check.nonce, from: source, at: now) { try? host.participantBecameReachable(member.id, at: now) }
+            }
+        }
+
         private func apply(_ command: LiveMeetingControl.Command, at now: Timestamp) throws {
             switch command {
             case .add(let identity, let slot, let uplinkKey, let downlinkKey, let sends):
                 if let old = members.removeValue(forKey: identity) { remove(old, at: now) }
                 let member = Member(identity: identity, id: ParticipantID(slot))
-                member.keys = (try SRTPMasterKey(profile: .aes128CmHmacSha1_80, keyingMaterial: uplinkKey),
-                               try SRTPMasterKey(profile: .aes128CmHmacSha1_80, keyingMaterial: downlinkKey))
+                let keys = (uplink: try SRTPMasterKey(profile: .aes128CmHmacSha1_80, keyingMaterial: uplinkKey),
+                            downlink: try SRTPMasterKey(profile: .aes128CmHmacSha1_80, keyingMaterial: downlinkKey))
+                member.keys = keys
+                member.checks = try ConsentChannel(ssrc: LiveMeetingPlan.hostConsentSSRC(slot: slot), sendKey: keys.downlink,
+                                                   receiveKey: keys.uplink)
                 member.sends = sends
                 members[identity] = member
             case .remove(let identity):
@@ -207,6 +244,7 @@ public enum LiveMeetingHost {
 
         private func remove(_ member: Member, at now: Timestamp) {
             if let address = member.address { byAddress.removeValue(forKey: address) }
+            Self.add(member, to: &departed)
             if member.added, let participant = host.statistics.participants[member.id] { Self.add(participant, to: &departed) }
             if member.added { host.removeParticipant(member.id, at: now) }
             member.added = false
@@ -240,9 +278,19 @@ public enum LiveMeetingHost {
             }
             lastFigures = (now, statistics.videoFramesSent, received, figures.audioPacketsSent, figures.audioPacketsReceived)
             figures.framesSent = statistics.videoFramesSent
+            figures.datagramsWithheld = withheldDatagrams
+            figures.datagramsFromUnknownAddresses = unknownDatagrams
+            for member in members.values { Self.add(member, to: &figures) }
             figures.speaking = statistics.activeSpeaker != nil
             figures.seconds = now.seconds
             return figures
+        }
+
+        /// Adds one member's consent checks to `figures`.
+        private static func add(_ member: Member, to figures: inout LiveMeetingControl.Figures) {
+            figures.consentChallengesSent += member.consent.challengesSent
+            figures.consentGrants += member.consent.grants
+            figures.consentChecksRefused += (member.checks?.checksRefused ?? 0) + member.consent.answersRefused
         }
 
         /// Adds one member's totals (what the host received from it and sent it) to `figures`.

@@ -66,11 +66,11 @@ public struct LiveMeetingParticipantConfiguration: Sendable {
 /// sends feedback about this member's streams to the send side, media and sender reports
 /// to the receive side). Runs until its ``LiveMeetingControl`` is stopped.
 ///
-/// Media goes to the other side only with its consent (``MediaConsent``): until a datagram
-/// that authenticates has come from the address media goes to, the member sends nothing
-/// but receiver reports (soon at first, then two a second), which the other side answers
-/// with media. So a peer that names someone else's address in a call gets nothing sent
-/// there but those.
+/// Media goes to the other side only with its consent (``MediaConsent``): until the address
+/// media goes to has answered a challenge (``RTCPConsentCheck``) under the other side's key,
+/// the member sends nothing there but those challenges (soon at first, then two a second),
+/// and it answers the other side's. So a peer that names someone else's address in a call
+/// gets nothing sent there but challenges, even should it forge that address on packets.
 public enum LiveMeetingParticipant {
     /// Binds a socket (its port goes to `control` and `onListening`), then sends and receives
     /// until stopped; returns the whole run's figures.
@@ -123,10 +123,14 @@ public enum LiveMeetingParticipant {
         private var meter = FigureMeter()
         private var captured = 0
         private var speakingUntil = Timestamp.zero
-        /// Whether the other side has shown, by what authenticates, that it wants media here.
+        /// Whether the other side's address answered a challenge, and still sends what authenticates.
         private var consent: MediaConsent
-        /// Datagrams dropped for want of consent (probes aside).
-        private(set) var withheldDatagrams = 0
+        /// The consent checks with the other side: challenges and answers both ways.
+        private let checks: ConsentChannel
+        /// Consent nonces must be unpredictable: the system's generator.
+        private var random = SystemRandomNumberGenerator()
+        /// Datagrams dropped for want of consent (challenges aside).
+        private var withheldDatagrams = 0
         /// Turned off by a `devices` command: the camera sends nothing, the microphone silence
         /// (so the stream, its timing and the other side's loss detection go on).
         private var cameraOn = true
@@ -145,6 +149,7 @@ public enum LiveMeetingParticipant {
             let slot = configuration.slot
             let uplink = try SRTPMasterKey(profile: .aes128CmHmacSha1_80, keyingMaterial: configuration.uplinkKey)
             let downlink = try SRTPMasterKey(profile: .aes128CmHmacSha1_80, keyingMaterial: configuration.downlinkKey)
+            checks = try ConsentChannel(ssrc: LiveMeetingPlan.consentSSRC(slot: slot), sendKey: uplink, receiveKey: downlink)
             let outgoing = outgoing
             if configuration.sends {
                 let camera = try configuration.cameraFile.map { try CameraSource(path: $0) }
@@ -206,9 +211,13 @@ public enum LiveMeetingParticipant {
                 }
             }
             if case .datagram(let datagram, let arrival) = event {
-                let authenticated = datagram.bytes.withUnsafeBytes { receiveFromHost($0, at: arrival) }
-                // Consent given anew: the camera's next picture goes now, not a frame later.
-                if authenticated, consent.authenticated(from: datagram.source, at: arrival) { nextCapture = min(nextCapture, now) }
+                if datagram.bytes.withUnsafeBytes({ LiveMeetingPlan.isConsentCheck($0) }) {
+                    if let check = datagram.bytes.withUnsafeBytes({ checks.open($0) }) {
+                        await take(check, from: datagram.source, at: arrival, socket: socket, destination: destination)
+                    }
+                } else if datagram.bytes.withUnsafeBytes({ receiveFromHost($0, at: arrival) }) {
+                    consent.authenticated(from: datagram.source, at: arrival)
+                }
                 pool.recycle(datagram.bytes)
             }
             // Nothing is encoded for a side that has not consented: the first frame sent is then a keyframe.
@@ -250,7 +259,9 @@ public enum LiveMeetingParticipant {
             if !consented {
                 withheldDatagrams += outgoing.count
                 outgoing.removeAll()
-                if consent.takeProbe(at: now) { receiver.sendReceiverReport(at: now) }
+                if let nonce = consent.takeChallenge(at: now, using: &random), let challenge = checks.seal(.challenge, nonce: nonce) {
+                    try? await socket.send(challenge, to: destination)
+                }
             }
             for index in 0 ..< outgoing.count { try? await socket.send(outgoing[index], to: destination) }
             outgoing.removeAll()
@@ -259,6 +270,21 @@ public enum LiveMeetingParticipant {
             next = earliest(next, sender?.nextPollTime)
             next = earliest(next, receiver.nextPollTime)
             return .wait(until: next)
+        }
+
+        /// A consent check that authenticated under the other side's key: a challenge is
+        /// answered (when it comes from the other side's address); an answer with the nonce sent
+        /// there gives consent, and the camera's next picture goes now, not a frame later.
+        private func take(_ check: RTCPConsentCheck, from source: UDPAddress, at now: Timestamp, socket: UDPSocket,
+                          destination: UDPDestination) async {
+            switch check.kind {
+            case .challenge:
+                if consent.answers(challengeFrom: source, at: now), let answer = checks.seal(.answer, nonce: check.nonce) {
+                    try? await socket.send(answer, to: destination)
+                }
+            case .answer:
+                if consent.answered(check.nonce, from: source, at: now) { nextCapture = min(nextCapture, now) }
+            }
         }
 
         /// Media and the host's sender reports to the receive side; feedback about this
@@ -293,12 +319,17 @@ public enum LiveMeetingParticipant {
         func figures(final: Bool) -> LiveMeetingControl.Figures {
             let send = sender?.statistics
             let receive = receiver.statistics
-            return meter.figures(now: clock.now, framesSent: send?.video?.framesSent ?? 0, audioPacketsSent: send?.audio?.packetsSent ?? 0,
-                                 audioPacketsReceived: Int(receive.audio?.packetsReceived ?? 0),
-                                 bytesSent: send?.rtpBytesSent ?? 0, bytesReceived: receive.bytesReceived,
-                                 packetsLost: (receive.video?.packetsLost ?? 0) + Int(receive.audio?.packetsLost ?? 0),
-                                 roundTrip: send?.roundTripTime, speaking: speakingUntil > clock.now,
-                                 remotePacketsLost: send?.packetsLostReportedByReceiver ?? 0)
+            var figures = meter.figures(now: clock.now, framesSent: send?.video?.framesSent ?? 0, audioPacketsSent: send?.audio?.packetsSent ?? 0,
+                                        audioPacketsReceived: Int(receive.audio?.packetsReceived ?? 0),
+                                        bytesSent: send?.rtpBytesSent ?? 0, bytesReceived: receive.bytesReceived,
+                                        packetsLost: (receive.video?.packetsLost ?? 0) + Int(receive.audio?.packetsLost ?? 0),
+                                        roundTrip: send?.roundTripTime, speaking: speakingUntil > clock.now,
+                                        remotePacketsLost: send?.packetsLostReportedByReceiver ?? 0)
+            figures.datagramsWithheld = withheldDatagrams
+            figures.consentChallengesSent = consent.challengesSent
+            figures.consentGrants = consent.grants
+            figures.consentChecksRefused = checks.checksRefused + consent.answersRefused
+            return figures
         }
     }
 }

@@ -1,5 +1,6 @@
 public import ConferMedia
 public import Confer
+import ConferRTP
 
 /// The media plan every member of a live meeting derives from the same few facts — the
 /// room's codec and canvas, and each member's slot — so the host and each participant agree
@@ -10,6 +11,8 @@ public import Confer
 /// - `0x2000_0000 | s << 4 + 1`: its microphone
 /// - `0x3000_0000 | s << 4 + 1`: its receive side's RTCP (feedback about the composite)
 /// - `0x6000_0000 | s << 4 + 1`: the host's receive chain for it
+/// - `0x7000_0000 | s << 4`: consent checks (``RTCPConsentCheck``), the member's (`+1`) and
+///   the host's to it (`+2`): a range of their own, so a check is known before it is opened
 /// - the host's composite video, RTX and audio keep ``HostPipelineConfiguration``'s
 ///   `0x4000_000x`/`0x5000_0001`, which none of the ranges above can reach. (`confer meeting`
 ///   gave participant 1's host-side chain `0x4000_0001`, the composite's own SSRC.)
@@ -53,4 +56,14 @@ public struct LiveMeetingPlan: Sendable, Hashable {
     public static func receiverSSRC(slot: UInt32) -> UInt32 { 0x3000_0001 | (slot & 0x00FF_FFFF) << 4 }
     /// The SSRC of the host's feedback about a member's streams.
     public static func hostReceiverSSRC(slot: UInt32) -> UInt32 { 0x6000_0001 | (slot & 0x00FF_FFFF) << 4 }
+    /// The SSRC of a member's consent checks (its challenges and answers).
+    public static func consentSSRC(slot: UInt32) -> UInt32 { 0x7000_0001 | (slot & 0x00FF_FFFF) << 4 }
+    /// The SSRC of the host's consent checks to a member.
+    public static func hostConsentSSRC(slot: UInt32) -> UInt32 { 0x7000_0002 | (slot & 0x00FF_FFFF) << 4 }
+    /// Whether `datagram` is a consent check: RTCP whose first packet's SSRC is in the
+    /// consent range. That SSRC is sent in the clear, so the check is routed before SRTP.
+    public static func isConsentCheck(_ datagram: UnsafeRawBufferPointer) -> Bool {
+        guard datagram.count >= 8, RTPDatagramRoute.isRTCP(datagram) else { return false }
+        return datagram[4] >> 4 == 0x7
+    }
 }

@@ -5,15 +5,21 @@ public import ConferMedia
 ///
 /// A peer's address arrives through signaling, and anyone who may announce one could name a
 /// machine that never asked for media: the stream would go there, a reflection. So an
-/// announced address gets media only once a packet that authenticates with the session's
-/// keys has come from it, and stops getting media when none has come for ``lifetime``.
-/// Until then the sender may send it small probes, so that two peers who both wait for
-/// consent (a call) can give it to each other: the first at once, the next
-/// ``firstProbeInterval`` later, each gap then twice the last up to ``probeInterval``. The
-/// first ones come soon because the first may arrive before the other side has heard,
-/// through its signaling, whose address this is.
+/// announced address gets media only once it has answered a challenge: a random nonce sent
+/// there, which the answer repeats under the peer's key. Only whoever reads what arrives at
+/// the address can answer, so a forged source address, even on packets that authenticate
+/// (the peer itself forging them), gives no consent. Once given, consent lasts while
+/// packets that authenticate keep coming from the address, and ends when none has come for
+/// ``lifetime``; a new challenge, with a new nonce, is then needed.
 ///
-/// A value without a clock: the caller says when.
+/// Challenges go out as small probes: the first at once, the next ``firstProbeInterval``
+/// later, each gap then twice the last up to ``probeInterval``. The first ones come soon
+/// because the first may arrive before the other side has heard, through its signaling,
+/// whose address this is. A side answers challenges only from the address it knows as the
+/// peer's, and at most one per ``minimumAnswerGap``, so its answers cannot be turned into a
+/// stream at someone else.
+///
+/// A value without a clock or randomness of its own: the caller says when, and draws.
 public struct MediaConsent: Sendable, Equatable {
     /// RFC 7675 §5.1: consent ends 30 s after the last packet that authenticated.
     public static let defaultLifetime = TimeDelta.seconds(30)
@@ -21,6 +27,8 @@ public struct MediaConsent: Sendable, Equatable {
     public static let defaultProbeInterval = TimeDelta.milliseconds(500)
     /// The gap after the first probe.
     public static let firstProbeInterval = TimeDelta.milliseconds(20)
+    /// The shortest gap between two answers: a peer probes no faster than every 20 ms.
+    public static let minimumAnswerGap = TimeDelta.milliseconds(10)
 
     /// How long consent lasts after the last packet that authenticated.
     public let lifetime: TimeDelta
@@ -30,9 +38,17 @@ public struct MediaConsent: Sendable, Equatable {
     public private(set) var address: UDPAddress?
     /// How many times consent was given: the first time, and again after each time it ran out.
     public private(set) var grants = 0
+    /// Challenges taken to send.
+    public private(set) var challengesSent = 0
+    /// Answers that gave nothing: a wrong or stale nonce, or another address than the peer's.
+    public private(set) var answersRefused = 0
     private var lastAuthenticated: Timestamp?
+    private var challenge: UInt128?
+    /// Whether ``challenge`` was answered: its nonce gives no consent again once it runs out.
+    private var challengeAnswered = false
     private var nextProbe: Timestamp?
     private var probeGap = TimeDelta.zero
+    private var lastAnswer: Timestamp?
 
     /// Consent for `address` (none yet), lasting `lifetime`.
     public init(address: UDPAddress? = nil, lifetime: TimeDelta = Self.defaultLifetime,
@@ -48,20 +64,60 @@ public struct MediaConsent: Sendable, Equatable {
         guard address != self.address else { return }
         self.address = address
         lastAuthenticated = nil
+        challenge = nil
+        challengeAnswered = false
         nextProbe = nil
     }
 
-    /// A packet from `source` that authenticated arrived at `now`. Returns true when this
-    /// gives consent that was not in force (the first time, or after it ran out): the caller
-    /// then sends what a new receiver needs, such as a keyframe, since what it would have
-    /// sent before went nowhere. A packet from any other address than the announced one
-    /// changes nothing.
-    public mutating func authenticated(from source: UDPAddress, at now: Timestamp) -> Bool {
-        guard source == address else { return false }
-        let granted = !permits(at: now)
-        if lastAuthenticated.map({ now > $0 }) ?? true { lastAuthenticated = now }
-        if granted { grants += 1 }
-        return granted
+    /// The nonce to send in a challenge at `now`, or nil: there is no address without
+    /// consent, or the probe's time has not come. A nonce is drawn from `random` once per
+    /// attempt and sent again until answered; consent that runs out starts the probes over
+    /// from the first, with a new nonce. `random` must be unpredictable (the system's) for
+    /// the check to mean anything: a nonce that can be guessed can be answered by anyone.
+    public mutating func takeChallenge(at now: Timestamp, using random: inout some RandomNumberGenerator) -> UInt128? {
+        guard address != nil, !permits(at: now) else {
+            nextProbe = nil
+            return nil
+        }
+        if nextProbe == nil { probeGap = min(Self.firstProbeInterval, probeInterval) }
+        if let nextProbe, now < nextProbe { return nil }
+        nextProbe = now + probeGap
+        probeGap = min(probeGap + probeGap, probeInterval)
+        if challenge == nil || challengeAnswered {
+            challenge = UInt128(random.next()) << 64 | UInt128(random.next())
+            challengeAnswered = false
+        }
+        challengesSent += 1
+        return challenge
+    }
+
+    /// An answer that authenticated, repeating `nonce`, came from `source` at `now`. Returns
+    /// true when this gives consent that was not in force (the first time, or after it ran
+    /// out): the caller then sends what a new receiver needs, such as a keyframe, since what
+    /// it would have sent before went nowhere. An answer from another address than the
+    /// announced one, or with another nonce than the outstanding challenge's, gives nothing;
+    /// a repeated answer (to a challenge sent twice) only keeps consent in force.
+    public mutating func answered(_ nonce: UInt128, from source: UDPAddress, at now: Timestamp) -> Bool {
+        guard source == address, let challenge, nonce == challenge else {
+            answersRefused += 1
+            return false
+        }
+        guard !challengeAnswered else {
+            authenticated(from: source, at: now)
+            return false
+        }
+        challengeAnswered = true
+        lastAuthenticated = max(lastAuthenticated ?? now, now)
+        grants += 1
+        return true
+    }
+
+    /// A packet from `source` that authenticated arrived at `now`: consent in force for that
+    /// address lasts on. It never gives consent that is not in force, since anyone who holds
+    /// the key can forge where a packet comes from.
+    public mutating func authenticated(from source: UDPAddress, at now: Timestamp) {
+        guard source == address, permits(at: now), let lastAuthenticated, now > lastAuthenticated else { return }
+        self.lastAuthenticated = now
     }
 
     /// Whether media may go to the address at `now`.
@@ -70,18 +126,13 @@ public struct MediaConsent: Sendable, Equatable {
         return now - lastAuthenticated < lifetime
     }
 
-    /// Whether to send a probe at `now`: there is an address without consent, and the
-    /// probe's time has come. True counts the probe as sent. Consent that runs out starts the
-    /// probes over from the first.
-    public mutating func takeProbe(at now: Timestamp) -> Bool {
-        guard address != nil, !permits(at: now) else {
-            nextProbe = nil
-            return false
-        }
-        if nextProbe == nil { probeGap = min(Self.firstProbeInterval, probeInterval) }
-        if let nextProbe, now < nextProbe { return false }
-        nextProbe = now + probeGap
-        probeGap = min(probeGap + probeGap, probeInterval)
+    /// Whether to answer a challenge (one that authenticated) from `source` at `now`: it
+    /// comes from the peer's address, and the last answer was at least ``minimumAnswerGap``
+    /// ago. True counts the answer as sent.
+    public mutating func answers(challengeFrom source: UDPAddress, at now: Timestamp) -> Bool {
+        guard source == address else { return false }
+        if let lastAnswer, now - lastAnswer < Self.minimumAnswerGap { return false }
+        lastAnswer = now
         return true
     }
 }

@@ -96,4 +96,9 @@ extension UDPSocket {
         buffer.writeBytes(bytes)
         try await outbound.write(AddressedEnvelope(remoteAddress: destination.socketAddress, data: buffer))
     }
+
+    /// Sends `bytes` to a destination resolved before.
+    public func send(_ bytes: [UInt8], to destination: UDPDestination) async throws {
+        try await outbound.write(AddressedEnvelope(remoteAddress: destination.socketAddress, data: allocator.buffer(bytes: bytes)))
+    }
 }
