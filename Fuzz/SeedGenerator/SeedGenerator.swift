@@ -115,7 +115,7 @@ func packetSeeds(_ seeds: inout SeedWriter) {
     // And the consent checks live meetings and calls send before media (as they read once unprotected).
     for kind in [RTCPConsentCheck.Kind.challenge, .answer] {
         let check = RTCPConsentCheck(kind, ssrc: 0x7000_0011, nonce: 0x0123_4567_89AB_CDEF_FEDC_BA98_7654_3210)
-        rtcp.append(("consent-\(kind)", try RTCPCompound.serialized(check.packets)))
+        rtcp.append(("consent-\(kind)", try! RTCPCompound.serialized(check.packets)))
     }
     seeds.write("FuzzRTCP", rtcp)
 
