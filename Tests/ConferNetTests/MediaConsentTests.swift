@@ -116,6 +116,19 @@ import Testing
         #expect(answered.count == 100, "a flood of challenges gets at most one answer per 10 ms")
     }
 
+    @Test func silenceCountsFromTheLastAuthenticatedPacketAtTheAddress() throws {
+        var random = SeededRandom(seed: 6)
+        var consent = MediaConsent(address: peer)
+        #expect(consent.silence(at: .seconds(1)) == nil, "no consent yet")
+        let nonce = try #require(consent.takeChallenge(at: .seconds(1), using: &random))
+        _ = consent.answered(nonce, from: peer, at: .seconds(1))
+        consent.authenticated(from: peer, at: .seconds(3))
+        consent.authenticated(from: victim, at: .seconds(4))
+        #expect(consent.silence(at: .seconds(6)) == .seconds(3), "the packet from elsewhere does not count")
+        consent.announce(victim)
+        #expect(consent.silence(at: .seconds(6)) == nil, "a new address has said nothing")
+    }
+
     @Test func anArrivalOutOfOrderDoesNotShortenConsent() throws {
         var random = SeededRandom(seed: 5)
         var consent = MediaConsent(address: peer, lifetime: .seconds(5))

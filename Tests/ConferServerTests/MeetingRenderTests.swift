@@ -158,16 +158,19 @@ struct MeetingRenderTests {
         await Self.end(media: [aliceMedia, hostMedia], members: [alice, host], approver: approver, server: server)
     }
 
-    /// A member who announces someone else's address gets nothing sent there: the host sends
-    /// a member media only once something that authenticates with the member's keys has come
-    /// from the address (RFC 7675's consent). Before, the composite went to whatever address
-    /// a member named, a reflection. An honest member in the same meeting is served.
-    /// Mallory names a victim's address as hers and, holding her own keys, forges the
-    /// victim's address on packets that authenticate: what the host sends there stays its
-    /// small challenges, which the victim never answers.
+    /// A member who announces someone else's address gets nothing sent there but the host's
+    /// small consent challenges: the host sends a member media only once the address has
+    /// answered one (RFC 7675's consent checks). Mallory names a victim's address as hers and,
+    /// holding her own keys, forges the victim's address on packets that authenticate, which
+    /// gave consent when any authentic packet did (185 datagrams reached the victim then).
+    /// An honest member in the same meeting is served.
     @Test func aMemberWhoNamesAnotherMachinesAddressGetsOnlyChallengesSentThereEvenForgingIt() async throws {
         let victim = try CountingUDPSocket()
         defer { victim.close() }
+        // A second machine she never names but forges too: a datagram that authenticates from
+        // an address no one announced moves her there (as behind a NAT), to be challenged.
+        let bystander = try CountingUDPSocket()
+        defer { bystander.close() }
         let server = try await TestServer()
         let (host, approver) = try await Self.approvingHost(server)
         let options = Self.small
@@ -194,19 +197,58 @@ struct MeetingRenderTests {
             .receiverReport(RTCPReceiverReport(ssrc: LiveMeetingPlan.receiverSSRC(slot: grant.slot), reportBlocks: [])),
         ])
         let framesBefore = await bobMedia.figures.framesReceived
-        for _ in 0 ..< 30 {
+        for round in 0 ..< 30 {
             var buffer = report + [UInt8](repeating: 0, count: 32)
             let length = try buffer.withUnsafeMutableBytes { try forger.protectRTCP($0, length: report.count) }
-            victim.send(Array(buffer[0 ..< length]), toPort: hostPort)
+            (round % 2 == 0 ? victim : bystander).send(Array(buffer[0 ..< length]), toPort: hostPort)
             try await Task.sleep(for: .milliseconds(100))
         }
         let framesAfter = await bobMedia.figures.framesReceived
+        let hostFigures = await hostMedia.figures
         await Self.end(media: [bobMedia, hostMedia], members: [bob, mallory, host], approver: approver, server: server)
         #expect(framesAfter - framesBefore >= 20, "the host went on serving bob: \(framesAfter - framesBefore) frames in 3 s")
-        let sizes = victim.datagramSizes()
-        // Challenges at 0, 20, 60, 140, 300 and 620 ms, then two a second: about 12 in these 3 s.
-        #expect((1 ... 14).contains(sizes.count), "challenges only: \(sizes.count) datagrams")
-        #expect(sizes.allSatisfy { $0 <= 64 }, "nothing but challenges, of 50 bytes: \(sizes)")
+        // Challenges at 0, 20, 60, 140, 300 and 620 ms, then two a second, from the first again
+        // at each move (at most one a second): about 12 at one address in these 3 s, 20 at most.
+        for (name, socket) in [("victim", victim), ("bystander", bystander)] {
+            let sizes = socket.datagramSizes()
+            #expect((1 ... 20).contains(sizes.count), "challenges only at the \(name): \(sizes.count) datagrams")
+            #expect(sizes.allSatisfy { $0 <= 64 }, "nothing but challenges, of 50 bytes, at the \(name): \(sizes)")
+        }
+        #expect((1 ... 4).contains(hostFigures.membersMoved), "moved at most once a second: \(hostFigures.membersMoved)")
+        #expect(hostFigures.consentGrants == 1, "bob's grant, and none of mallory's")
+    }
+
+    /// A member whose datagrams come from another address than it announced (a NAT's
+    /// mapping) is served there: the host moves it to that address once a datagram from it
+    /// authenticates under the member's keys, and challenges it there. Here bob, receiving,
+    /// announces another port, one where nothing answers: without the move, nothing would
+    /// reach him again.
+    @Test func aMemberBehindANATIsServedWhereItsDatagramsComeFrom() async throws {
+        let elsewhere = try CountingUDPSocket()
+        defer { elsewhere.close() }
+        let server = try await TestServer()
+        let (host, approver) = try await Self.approvingHost(server)
+        let options = Self.small
+        let hostMedia = MeetingMedia(client: host, options: options)
+        await hostMedia.start()
+        let bob = try MeetingClient(configuration: MeetingClientConfiguration(server: server.url, token: try await server.token("bob")))
+        try await bob.join()
+        let bobMedia = MeetingMedia(client: bob, options: options)
+        await bobMedia.start()
+        #expect(await bobMedia.firstFrame.values.first { $0 != nil } != nil, "bob receives the composite")
+        await bob.announceMedia(MediaDescription(host: "127.0.0.1", port: elsewhere.port, codec: options.codec.rawValue,
+                                                 width: options.cameraWidth, height: options.cameraHeight, frameRate: options.frameRate))
+        #expect(await host.room.values.first { $0?.member("bob")?.media?.port == elsewhere.port } != nil, "the host has the new address")
+        try await Task.sleep(for: .seconds(1))
+        let framesBefore = await bobMedia.figures.framesReceived
+        try await Task.sleep(for: .seconds(3))
+        let framesAfter = await bobMedia.figures.framesReceived
+        let hostFigures = await hostMedia.figures
+        await Self.end(media: [bobMedia, hostMedia], members: [bob, host], approver: approver, server: server)
+        #expect(framesAfter - framesBefore >= 40, "bob is served where his datagrams come from: \(framesAfter - framesBefore) frames in 3 s")
+        #expect(hostFigures.membersMoved >= 1 && hostFigures.consentGrants >= 2, "moved \(hostFigures.membersMoved), grants \(hostFigures.consentGrants)")
+        let sizes = elsewhere.datagramSizes()
+        #expect(sizes.allSatisfy { $0 <= 64 } && sizes.count <= 14, "only challenges at the announced port: \(sizes)")
     }
 
     /// Boss, joined as the host of `server`'s room, letting in every member who asks to join

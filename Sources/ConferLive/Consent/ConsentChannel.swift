@@ -6,7 +6,7 @@ package import ConferSRTP
 /// sealed with this side's sending key, opened with the peer's.
 ///
 /// Its SRTP contexts are its own, beside the pipelines' on the same keys. That is safe
-/// because its SSRCs are kept for consent alone (``LiveMeetingPlan/isConsentSSRC(_:)``), so
+/// because its SSRCs are kept for consent alone (``LiveMeetingPlan/isConsentCheck(_:)`` routes them), so
 /// no keystream is shared, and each context keeps its own replay window: an answer replayed
 /// from a recording is refused.
 package final class ConsentChannel {

@@ -81,6 +81,9 @@ public final class LiveMeetingControl: Sendable {
         public var consentChecksRefused = 0
         /// The host: datagrams from addresses no member announced, dropped.
         public var datagramsFromUnknownAddresses = 0
+        /// The host: times a member was moved to the address its datagrams came from (behind
+        /// a NAT, the one the NAT maps it to), to be challenged there.
+        public var membersMoved = 0
 
         /// No figures yet.
         public init() {}

@@ -34,10 +34,17 @@ public struct LiveMeetingHostConfiguration: Sendable {
 /// has answered a challenge (``RTCPConsentCheck``) under the member's key, and for as long
 /// as datagrams that authenticate keep coming from it; an address that gives none gets
 /// only the small challenges, so no member can point the composite at a machine that did
-/// not ask for it, not even by forging that machine's address on its own packets. A
-/// datagram from an address no member announced is counted and dropped. A member that
-/// leaves or stops sending never holds up the canvas (the pipeline's placeholder and audio
-/// timeouts).
+/// not ask for it, not even by forging that machine's address on its own packets.
+///
+/// A member behind a NAT announces the address it has, and its datagrams come from the one
+/// the NAT maps it to (and a NAT may map it anew mid-meeting). So a datagram from an address
+/// no member announced is taken as its member's when its SSRC names a member without consent
+/// (or not heard at its address for two seconds) and it authenticates under that member's
+/// keys: the host moves the member to that address (at most once a second) and
+/// challenges it there, as ICE does with a peer-reflexive candidate; the answer gives consent
+/// only if the member reads what is sent there. Any other such datagram is counted and
+/// dropped. A member that leaves or stops sending never holds up the canvas (the pipeline's
+/// placeholder and audio timeouts).
 public enum LiveMeetingHost {
     /// Binds a socket (its port goes to `control` and `onListening`), then composites until
     /// stopped; returns the run's figures.
@@ -63,6 +70,8 @@ public enum LiveMeetingHost {
         var destination: UDPDestination?
         var address: UDPAddress?
         var consent = MediaConsent()
+        /// When the member was last moved to an address its datagrams came from (a NAT's).
+        var movedAt: Timestamp?
         var keys: (uplink: SRTPMasterKey, downlink: SRTPMasterKey)?
         /// The member's consent checks: the host's challenges and answers, and the member's.
         var checks: ConsentChannel?
@@ -85,6 +94,9 @@ public enum LiveMeetingHost {
         private let host: HostPipeline
         private var members: [String: Member] = [:]
         private var byAddress: [UDPAddress: Member] = [:]
+        private var bySlot: [UInt32: Member] = [:]
+        /// Members moved to the address their datagrams came from.
+        private var moves = 0
         private var nextFigures: Timestamp
         private var lastFigures: (time: Timestamp, sent: Int, received: [String: Int], audioSent: Int, audioReceived: Int)?
         /// What members that have left sent and received, so the run's totals keep them.
@@ -129,13 +141,20 @@ public enum LiveMeetingHost {
             if control.isStopped { return .stop }
             for command in control.takeCommands() { try apply(command, at: now) }
             if case .datagram(let datagram, let arrival) = event {
-                if let member = byAddress[datagram.source], member.added {
+                if let member = byAddress[datagram.source] ?? movable(datagram, at: arrival), member.added {
+                    let moving = member.address != datagram.source
                     if datagram.bytes.withUnsafeBytes({ LiveMeetingPlan.isConsentCheck($0) }) {
                         if let check = datagram.bytes.withUnsafeBytes({ member.checks?.open($0) }) {
+                            if moving { move(member, to: datagram.source, at: arrival) }
                             await take(check, from: member, source: datagram.source, at: arrival, socket: socket)
+                        } else if moving {
+                            unknownDatagrams += 1
                         }
                     } else if datagram.bytes.withUnsafeBytes({ host.receive($0, from: member.id, at: arrival) }) {
+                        if moving { move(member, to: datagram.source, at: arrival) }
                         member.consent.authenticated(from: datagram.source, at: arrival)
+                    } else if moving {
+                        unknownDatagrams += 1
                     }
                 } else {
                     unknownDatagrams += 1
@@ -165,6 +184,30 @@ public enum LiveMeetingHost {
             }
             // Commands arrive from other tasks: look for them at least every 10 ms.
             return .wait(until: earliest(host.nextPollTime, min(nextFigures, now + .milliseconds(10))))
+        }
+
+        /// The member a datagram from an address no member announced may come from: the one
+        /// its SSRC names, when that member has no consent or nothing has come from its address
+        /// for two seconds (a NAT may have given it a new one; a member heard where its address
+        /// says stays there), and it was not moved in the last second. Nil for any other.
+        private func movable(_ datagram: UDPDatagram, at now: Timestamp) -> Member? {
+            guard let slot = datagram.bytes.withUnsafeBytes({ LiveMeetingPlan.memberSlot(of: $0) }), let member = bySlot[slot],
+                  !member.consent.permits(at: now) || member.consent.silence(at: now).map({ $0 >= .seconds(2) }) ?? true else { return nil }
+            if let movedAt = member.movedAt, now - movedAt < .seconds(1) { return nil }
+            return member
+        }
+
+        /// Moves `member` to `address`, where a datagram that authenticated under its keys came
+        /// from: what came from the old address says nothing of the new, so the new one is
+        /// challenged afresh.
+        private func move(_ member: Member, to address: UDPAddress, at now: Timestamp) {
+            if let old = member.address { byAddress.removeValue(forKey: old) }
+            member.address = address
+            member.destination = try? UDPSocket.resolve(address)
+            member.consent.announce(address)
+            member.movedAt = now
+            byAddress[address] = member
+            moves += 1
         }
 
         /// A consent check that authenticated under `member`'s key: a challenge is answered
@@ -197,6 +240,7 @@ public enum LiveMeetingHost {
                                                    receiveKey: keys.uplink)
                 member.sends = sends
                 members[identity] = member
+                bySlot[slot] = member
             case .remove(let identity):
                 if let member = members.removeValue(forKey: identity) { remove(member, at: now) }
             case .address(let identity, let address, let port):
@@ -244,6 +288,7 @@ public enum LiveMeetingHost {
 
         private func remove(_ member: Member, at now: Timestamp) {
             if let address = member.address { byAddress.removeValue(forKey: address) }
+            if bySlot[member.id.rawValue] === member { bySlot.removeValue(forKey: member.id.rawValue) }
             Self.add(member, to: &departed)
             if member.added, let participant = host.statistics.participants[member.id] { Self.add(participant, to: &departed) }
             if member.added { host.removeParticipant(member.id, at: now) }
@@ -280,6 +325,7 @@ public enum LiveMeetingHost {
             figures.framesSent = statistics.videoFramesSent
             figures.datagramsWithheld = withheldDatagrams
             figures.datagramsFromUnknownAddresses = unknownDatagrams
+            figures.membersMoved = moves
             for member in members.values { Self.add(member, to: &figures) }
             figures.speaking = statistics.activeSpeaker != nil
             figures.seconds = now.seconds

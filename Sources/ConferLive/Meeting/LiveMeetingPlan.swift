@@ -60,6 +60,19 @@ public struct LiveMeetingPlan: Sendable, Hashable {
     public static func consentSSRC(slot: UInt32) -> UInt32 { 0x7000_0001 | (slot & 0x00FF_FFFF) << 4 }
     /// The SSRC of the host's consent checks to a member.
     public static func hostConsentSSRC(slot: UInt32) -> UInt32 { 0x7000_0002 | (slot & 0x00FF_FFFF) << 4 }
+    /// The slot of the member that sent `datagram`, read from its SSRC (in the clear under
+    /// SRTP): a camera, RTX, microphone, feedback or consent SSRC of the ranges above; nil for
+    /// anything else, the host's own SSRCs included. Says nothing of who really sent it: only
+    /// the member's keys can.
+    public static func memberSlot(of datagram: UnsafeRawBufferPointer) -> UInt32? {
+        let offset = RTPDatagramRoute.isRTCP(datagram) ? 4 : 8
+        guard datagram.count >= offset + 4 else { return nil }
+        let ssrc = (offset ..< offset + 4).reduce(UInt32(0)) { $0 << 8 | UInt32(datagram[$1]) }
+        switch (ssrc >> 28, ssrc & 0xF) {
+        case (0x1, 1), (0x1, 2), (0x2, 1), (0x3, 1), (0x7, 1): return (ssrc >> 4) & 0x00FF_FFFF
+        default: return nil
+        }
+    }
     /// Whether `datagram` is a consent check: RTCP whose first packet's SSRC is in the
     /// consent range. That SSRC is sent in the clear, so the check is routed before SRTP.
     public static func isConsentCheck(_ datagram: UnsafeRawBufferPointer) -> Bool {

@@ -126,6 +126,13 @@ public struct MediaConsent: Sendable, Equatable {
         return now - lastAuthenticated < lifetime
     }
 
+    /// How long nothing has authenticated from the address at `now` (an answer or another
+    /// packet since consent was given); nil before consent. A peer long silent where it
+    /// consented, but heard elsewhere, may have been given a new address by its NAT.
+    public func silence(at now: Timestamp) -> TimeDelta? {
+        lastAuthenticated.map { now - $0 }
+    }
+
     /// Whether to answer a challenge (one that authenticated) from `source` at `now`: it
     /// comes from the peer's address, and the last answer was at least ``minimumAnswerGap``
     /// ago. True counts the answer as sent.

@@ -61,4 +61,27 @@ import ConferSRTP
         #expect(!route(media), "RTP, whatever its bytes 4…7 hold")
         #expect(!route(Array(check[0 ..< 7])), "too short to name an SSRC")
     }
+
+    @Test func aDatagramsSSRCNamesTheMemberThatSentItAndNoneOfTheHosts() throws {
+        func slot(_ bytes: [UInt8]) -> UInt32? { bytes.withUnsafeBytes { LiveMeetingPlan.memberSlot(of: $0) } }
+        func rtp(ssrc: UInt32) -> [UInt8] {
+            var bytes: [UInt8] = [0x80, 96, 0, 1, 0, 0, 0, 0] + withUnsafeBytes(of: ssrc.bigEndian, Array.init)
+            bytes += [UInt8](repeating: 0, count: 20)
+            return bytes
+        }
+        func rtcp(ssrc: UInt32) throws -> [UInt8] {
+            try RTCPCompound.serialized([.receiverReport(RTCPReceiverReport(ssrc: ssrc, reportBlocks: []))])
+        }
+        for member: UInt32 in [1, 7, 0x00FF_FFFF] {
+            #expect(slot(rtp(ssrc: LiveMeetingPlan.cameraSSRC(slot: member))) == member)
+            #expect(slot(rtp(ssrc: LiveMeetingPlan.cameraRTXSSRC(slot: member))) == member)
+            #expect(slot(rtp(ssrc: LiveMeetingPlan.microphoneSSRC(slot: member))) == member)
+            #expect(try slot(rtcp(ssrc: LiveMeetingPlan.receiverSSRC(slot: member))) == member)
+            #expect(try slot(rtcp(ssrc: LiveMeetingPlan.consentSSRC(slot: member))) == member)
+            #expect(try slot(rtcp(ssrc: LiveMeetingPlan.hostConsentSSRC(slot: member))) == nil, "the host's check to the member")
+            #expect(try slot(rtcp(ssrc: LiveMeetingPlan.hostReceiverSSRC(slot: member))) == nil, "the host's feedback")
+        }
+        #expect(slot(rtp(ssrc: 0x4000_0001)) == nil, "the composite")
+        #expect(slot(Array(rtp(ssrc: LiveMeetingPlan.cameraSSRC(slot: 1)).prefix(11))) == nil, "too short")
+    }
 }
