@@ -1,4 +1,4 @@
-public import ConferMedia
+import ConferMedia
 import ConferRTP
 
 extension ReceivePipeline {
