@@ -99,14 +99,13 @@ struct CallClientTests {
             victim.send(Array(buffer[0 ..< length]), toPort: keys.peer.port)
             try await Task.sleep(for: .milliseconds(100))
         }
-        let sent = control.figures
         await call.end()
         let final = try await media.value
         await alice.stop()
         await mallory.stop()
         await server.stop()
         let sizes = victim.datagramSizes()
-        #expect(sent.framesSent == 0 && sent.audioPacketsSent == 0, "alice's camera and microphone sent nothing: \(sent.framesSent) frames")
+        #expect(final.framesSent == 0 && final.audioPacketsSent == 0, "alice's camera and microphone sent nothing: \(final.framesSent) frames")
         // Challenges 20, 40, 80, 160 and 320 ms apart, then 500: about 11 in these 3 s.
         #expect((1 ... 14).contains(sizes.count), "challenges for about 3 s: \(sizes)")
         #expect(sizes.allSatisfy { $0 <= 64 }, "each a challenge of 50 bytes: \(sizes)")
