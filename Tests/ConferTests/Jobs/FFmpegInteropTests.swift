@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import ConferJobs
 import ConferMedia
@@ -8,6 +9,7 @@ struct FFmpegInteropTests {
     @Test(arguments: [(Codec.vp8, "ivf"), (.vp9, "ivf"), (.h264, "h264")])
     func ffmpegDecodesWhatConferEncodes(codec: Codec, ext: String) throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let source = dir + "/source.y4m"
         _ = try Generator.run(output: source, width: 320, height: 240, seconds: 1, index: 7)
         let encoded = dir + "/clip.\(ext)"
@@ -25,6 +27,7 @@ struct FFmpegInteropTests {
 
     @Test func ffmpegDecodesConferOpus() throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let source = dir + "/tone.wav"
         _ = try Generator.run(output: source, seconds: 1, index: 1)
         let encoded = dir + "/tone.opus"
@@ -47,6 +50,7 @@ struct FFmpegInteropTests {
     ])
     func conferDecodesWhatFFmpegEncodes(name: String, ext: String, codecArguments: [String]) throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let raw = dir + "/raw.y4m"
         var result = try runTool(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30:duration=1",
                                   "-pix_fmt", "yuv420p", raw])
@@ -64,6 +68,7 @@ struct FFmpegInteropTests {
 
     @Test func conferDecodesFFmpegOpusAndWAV() throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let opus = dir + "/ff.opus"
         var result = try runTool(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=1",
                                   "-c:a", "libopus", "-b:a", "32k", opus])

@@ -6,6 +6,7 @@ import ConferMedia
     @Test(arguments: [(Codec.vp8, "ivf"), (.vp9, "ivf"), (.h264, "h264")])
     func videoRoundTripKeepsEveryFrameAndQuality(codec: Codec, ext: String) throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let source = dir + "/source.y4m"
         _ = try Generator.run(output: source, width: 320, height: 240, seconds: 1, index: 5)
         let encoded = dir + "/clip.\(ext)"
@@ -31,6 +32,7 @@ import ConferMedia
 
     @Test func scalingAndFrameRateConversion() throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let source = dir + "/source.y4m"
         _ = try Generator.run(output: source, width: 320, height: 240, frameRate: 30, seconds: 1)
         let out = dir + "/small.y4m"
@@ -49,6 +51,7 @@ import ConferMedia
 
     @Test func frameRateUpConversionRepeatsFrames() throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let source = dir + "/source.y4m"
         _ = try Generator.run(output: source, width: 160, height: 120, frameRate: 10, seconds: 1)
         let out = dir + "/up.y4m"
@@ -62,6 +65,7 @@ import ConferMedia
 
     @Test func opusRoundTripKeepsTheTone() throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let source = dir + "/tone.wav"
         _ = try Generator.run(output: source, seconds: 2, index: 4, channels: 2)
         let encoded = dir + "/tone.opus"
@@ -87,6 +91,7 @@ import ConferMedia
 
     @Test func durationLimitStopsEarly() throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let source = dir + "/source.y4m"
         _ = try Generator.run(output: source, width: 160, height: 120, seconds: 1)
         let report = try Transcoder.run(input: source, output: dir + "/short.ivf",
@@ -96,6 +101,7 @@ import ConferMedia
 
     @Test func badRequestsAreClearErrors() throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let source = dir + "/source.y4m"
         _ = try Generator.run(output: source, width: 160, height: 120, seconds: 0.2)
         // An output name or codec the user chose is an option to fix (the CLI's 64)...
@@ -119,6 +125,7 @@ import ConferMedia
 
     @Test func corruptFramesInAFileAreSkippedAndCounted() throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let source = dir + "/source.y4m"
         _ = try Generator.run(output: source, width: 160, height: 120, seconds: 1)
         let encoded = dir + "/clip.ivf"

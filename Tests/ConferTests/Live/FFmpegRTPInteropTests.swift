@@ -37,6 +37,7 @@ struct FFmpegRTPInteropTests {
     ])
     func conferDecodesWhatFFmpegSends(codec: String, encoder: [String]) async throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let report = try await Self.receiveFromFFmpeg(Codec(rawValue: codec)!, arguments: Self.testVideo + encoder, payloadType: 96,
                                                       output: dir + "/out.y4m", sdp: dir + "/ff.sdp", in: dir)
         #expect(report.lost == 0)
@@ -55,6 +56,7 @@ struct FFmpegRTPInteropTests {
     @Test(arguments: [false, true])
     func conferDecodesFFmpegOpus(jitterBuffer: Bool) async throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let report = try await Self.receiveFromFFmpeg(
             .opus, arguments: ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=1", "-c:a", "libopus"],
             payloadType: 111, output: dir + "/out.wav", sdp: dir + "/ff.sdp", in: dir, jitterBuffer: jitterBuffer)
@@ -76,6 +78,7 @@ struct FFmpegRTPInteropTests {
     @Test(arguments: [Codec.vp8, .vp9, .h264])
     func ffmpegReceivesFromTheSDPConferWrites(codec: Codec) async throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let clip = try makeClip(in: dir)
         let port = try freeUDPPort(evenPair: true)
         let sdp = dir + "/stream.sdp"

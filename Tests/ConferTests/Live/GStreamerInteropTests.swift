@@ -101,6 +101,7 @@ struct GStreamerInteropTests {
     @Test(arguments: [Codec.vp8, .vp9, .h264])
     func gstreamerDecodesWhatConferSends(codec: Codec) async throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let clip = try makeClip(in: dir)
         let sent = try await Self.sendToGStreamer(codec, input: clip, output: dir + "/gst.i420", in: dir)
         #expect(sent.frames == 30)
@@ -111,6 +112,7 @@ struct GStreamerInteropTests {
 
     @Test func gstreamerDecodesConferOpus() async throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let tone = dir + "/tone.wav"
         _ = try Generator.run(output: tone, seconds: 1, index: 2)
         let sent = try await Self.sendToGStreamer(.opus, input: tone, output: dir + "/gst.wav", in: dir)
@@ -123,6 +125,7 @@ struct GStreamerInteropTests {
     @Test(arguments: [SRTPProfile.aes128CmHmacSha1_80, .aeadAes128Gcm])
     func srtpdecDecryptsWhatConferProtects(profile: SRTPProfile) async throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let clip = try makeClip(in: dir)
         let sent = try await Self.sendToGStreamer(.vp8, input: clip, output: dir + "/gst.i420", key: testKey(profile), in: dir)
         #expect(sent.srtpProfile == profile.rawValue)
@@ -141,6 +144,7 @@ struct GStreamerInteropTests {
     ])
     func conferDecodesWhatGStreamerSends(codec: String, encoder: String) async throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let report = try await Self.receiveFromGStreamer(
             Codec(rawValue: codec)!, pipeline: Self.testVideo + " ! " + encoder, output: dir + "/out.y4m", in: dir)
         #expect(report.lost == 0)
@@ -156,6 +160,7 @@ struct GStreamerInteropTests {
     @Test(arguments: [false, true])
     func conferDecodesGStreamerOpus(jitterBuffer: Bool) async throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         // 50 buffers of 960 samples make 50 packets of 20 ms (opusenc adds one for its look-ahead).
         let report = try await Self.receiveFromGStreamer(.opus, pipeline: "audiotestsrc num-buffers=50 samplesperbuffer=960 ! "
             + "audio/x-raw,rate=48000,channels=1 ! opusenc frame-size=20 ! rtpopuspay pt=111", output: dir + "/out.wav", in: dir,
@@ -174,6 +179,7 @@ struct GStreamerInteropTests {
     @Test(arguments: [SRTPProfile.aes128CmHmacSha1_80, .aeadAes128Gcm])
     func conferDecryptsWhatSrtpencProtects(profile: SRTPProfile) async throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let key = testKey(profile, seed: 9)
         let names = Self.gstNames(profile)
         let report = try await Self.receiveFromGStreamer(.vp8, pipeline: Self.testVideo + " ! vp8enc deadline=1 ! rtpvp8pay pt=96 ssrc=77 ! "
@@ -185,6 +191,7 @@ struct GStreamerInteropTests {
 
     @Test func srtpencWithAnotherKeyIsRejected() async throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let names = Self.gstNames(.aes128CmHmacSha1_80)
         let report = try await Self.receiveFromGStreamer(.vp8, pipeline: Self.testVideo + " ! vp8enc deadline=1 ! rtpvp8pay pt=96 ! "
             + "application/x-rtp ! srtpenc key=\(Self.hex(testKey(seed: 1).keyingMaterial)) rtp-cipher=\(names.cipher) "

@@ -85,6 +85,7 @@ struct LayeredStreamInteropTests {
     @Test(arguments: Stream.all, [UInt8(2), 0])
     func gstreamerDecodesTheLayersItIsSent(stream: Stream, layer: UInt8) async throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let clip = try makeClip(in: dir)
         let (datagrams, frames) = try Self.packets(of: clip, layer: layer, stream: stream)
         #expect(frames == (layer == 2 ? 30 : 8))
@@ -102,6 +103,7 @@ struct LayeredStreamInteropTests {
     @Test(arguments: Stream.all, [UInt8(2), 0])
     func ffmpegDecodesTheLayersItIsSent(stream: Stream, layer: UInt8) async throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let clip = try makeClip(in: dir)
         let (datagrams, frames) = try Self.packets(of: clip, layer: layer, stream: stream)
         // FFmpeg hands a frame on when the next one starts, so the last two it is sent are not asked for.

@@ -67,6 +67,7 @@ struct RTPFeedbackTests {
 
     @Test func nacksBringRetransmissionsThatRecoverFrames() async throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let clip = try Self.clip(in: dir)
         // The same stream through the same network (seed 4) into the jitter buffer with
         // feedback, and into the recorder that sends none (today's `--no-jitter-buffer`).
@@ -98,6 +99,7 @@ struct RTPFeedbackTests {
     /// frame still arrives, and the report's timeline shows each second.
     @Test func aLowStartProbesUpwardThroughTheRelay() async throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let clip = dir + "/clip.y4m"
         _ = try Generator.run(output: clip, width: 320, height: 240, seconds: 3, index: 5)
         var sender = Self.sender
@@ -118,6 +120,7 @@ struct RTPFeedbackTests {
 
     @Test func aPictureLossBringsAKeyframe() async throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let clip = try Self.clip(in: dir)
         var receiver = loopbackReceiver(.vp8, output: dir + "/pli.y4m")
         receiver.nack = false   // a lost packet is a lost frame: only a keyframe repairs it

@@ -65,6 +65,7 @@ struct RTPSendReceiveTests {
     @Test(arguments: [Codec.vp8, .vp9, .h264])
     func videoCrossesLoopback(codec: Codec) async throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let clip = try makeClip(in: dir)
         let output = dir + "/out.y4m"
         var sent: LiveSendReport?
@@ -99,6 +100,7 @@ struct RTPSendReceiveTests {
     @Test(arguments: [false, true])
     func opusCrossesLoopback(jitterBuffer: Bool) async throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let tone = dir + "/tone.wav"
         _ = try Generator.run(output: tone, seconds: 1, index: 2)
         let output = dir + "/out.wav"
@@ -123,6 +125,7 @@ struct RTPSendReceiveTests {
     @Test(arguments: SRTPProfile.allCases)
     func srtpCrossesLoopback(profile: SRTPProfile) async throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let clip = try makeClip(in: dir)
         let key = testKey(profile)
         var sent: LiveSendReport?
@@ -141,6 +144,7 @@ struct RTPSendReceiveTests {
 
     @Test func wrongKeyIsRejectedAndCounted() async throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let clip = try makeClip(in: dir)
         var sent: LiveSendReport?
         let report = try await receiving(loopbackReceiver(.vp8, output: dir + "/out.y4m", key: testKey(seed: 2))) { port in
@@ -160,6 +164,7 @@ struct RTPSendReceiveTests {
 
     @Test func ivfIsSentAndStoredUnchanged() async throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let clip = try makeClip(in: dir)
         let ivf = dir + "/clip.ivf"
         _ = try Transcoder.run(input: clip, output: ivf, options: TranscodeOptions(codec: .vp9, bitrateKbps: 400))
@@ -202,6 +207,7 @@ struct RTPSendReceiveTests {
             if index != 10 && index != 11 { datagrams.append(packets[0]) }
         }
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         // Recorded: the file keeps RTP time however fast the packets came.
         let report = try await receiving(loopbackReceiver(.opus, output: dir + "/out.wav", jitterBuffer: false)) { port in
             try await sendDatagrams(datagrams, to: port)
@@ -319,6 +325,7 @@ struct RTPReceiverBadInputTests {
     @Test(arguments: [true, false])
     func plainRTPSurvivesGarbage(jitterBuffer: Bool) async throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let clip = try makeClip(in: dir)
         let valid = try Self.packets(of: clip, key: nil)
         var random = SeededRandom(seed: 11)
@@ -370,6 +377,7 @@ struct RTPReceiverBadInputTests {
     @Test(arguments: [true, false])
     func srtpSurvivesForgeriesAndReplays(jitterBuffer: Bool) async throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let clip = try makeClip(in: dir)
         let key = testKey(seed: 3)
         let valid = try Self.packets(of: clip, key: key)

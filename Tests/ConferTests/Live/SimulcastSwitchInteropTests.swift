@@ -70,6 +70,7 @@ struct SimulcastSwitchInteropTests {
 
     @Test func theSwitchesHappenAtKeyframesWithNumbersUnbroken() throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let (datagrams, sizes) = try Self.packets(of: try makeClip(in: dir))
         #expect(sizes.count == 30)
         #expect(sizes.prefix(10).allSatisfy { $0 == 320 } && sizes.suffix(10).allSatisfy { $0 == 320 })
@@ -80,12 +81,14 @@ struct SimulcastSwitchInteropTests {
 
     @Test func gstreamerDecodesEveryFrameAcrossTheSwitches() async throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let (datagrams, sizes) = try Self.packets(of: try makeClip(in: dir))
         #expect(try await VP8ReceiverPeers.gstreamerFrames(of: datagrams, width: 320, height: 240, in: dir) == sizes.count)
     }
 
     @Test func ffmpegDecodesEveryFrameAcrossTheSwitches() async throws {
         let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let clip = try makeClip(in: dir)
         let (datagrams, sizes) = try Self.packets(of: clip)
         // FFmpeg hands a frame on when the next one starts, so the last two it is sent are not asked for.

@@ -15,6 +15,7 @@ import ConferRTP
     /// holds the others' voices but not its own.
     @Test func threeMembersReceiveTheCompositeAndFollowTheTalker() throws {
         let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         let mixPath = directory + "/mix.wav"
         let compositePath = directory + "/composite.y4m"
         let options = MeetingOptions(participants: 3, duration: .seconds(6.5), canvasWidth: 640, canvasHeight: 360,
@@ -347,6 +348,7 @@ import ConferRTP
     /// Recorded cameras loop when they end; a recorded voice replaces the synthetic turns.
     @Test func recordedInputsTakePart() throws {
         let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         let videos = [directory + "/a.y4m", directory + "/b.y4m"]
         for (index, path) in videos.enumerated() {
             _ = try Generator.run(output: path, pattern: .testcard, width: 160, height: 96, seconds: 1, index: index)
