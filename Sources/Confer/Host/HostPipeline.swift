@@ -265,13 +265,15 @@ public final class HostPipeline {
     /// Where participant `id` is on the canvas, or nil when the layout does not show it.
     public func slotRect(of id: ParticipantID) -> PixelRect? { video.composer.compositor.slotRect(of: id) }
 
-    /// Participant `id` can be reached from now on (a live host has its consent, ConferNet's
-    /// `MediaConsent`), so what was sent it before went nowhere. One added as not reachable
+    /// What is sent participant `id` from now on reaches it (a live host keeps it until the
+    /// member's address consents: ConferNet's `MediaConsent` and `ConsentHold`), and what was
+    /// sent before did not. One added as not reachable
     /// (``HostParticipantConfiguration/isReachable``) gets its downlink now, as at a join.
     /// Either way it gets a keyframe at the next frame, without waiting out the keyframe
     /// interval as a PLI would, since none reached it yet, and no video before that keyframe.
-    /// Once per join in a live meeting (again only after its consent ran out); unknown ids
-    /// are ignored.
+    /// A live meeting calls it when a member's address is known (what is sent is kept until
+    /// the address consents), and again when consent comes after what was kept was dropped
+    /// or after consent ran out; unknown ids are ignored.
     ///
     /// - Throws: SRTP's error should the downlink's key be refused, which it was not at the join.
     public func participantBecameReachable(_ id: ParticipantID, at now: Timestamp) throws {

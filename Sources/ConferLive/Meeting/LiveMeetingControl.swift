@@ -70,6 +70,10 @@ public final class LiveMeetingControl: Sendable {
         /// would have gone to an address that had not answered a challenge (or whose
         /// consent ran out). The challenges themselves go.
         public var datagramsWithheld = 0
+        /// The host: datagrams kept for members until their addresses first consented, and
+        /// sent then (``ConsentHold``): the keyframe a join asks for, encoded while the
+        /// consent check runs, not after it.
+        public var datagramsReleasedAtConsent = 0
         /// Consent challenges sent since the start (the host: to every member together).
         public var consentChallengesSent = 0
         /// Times consent was given since the start: by each member's address, for the host.

@@ -70,6 +70,10 @@ public enum LiveMeetingHost {
         var destination: UDPDestination?
         var address: UDPAddress?
         var consent = MediaConsent()
+        /// Whether what goes to it before its first consent is kept for the grant, and what is.
+        var hold = ConsentHold()
+        /// Freed when the hold ends: it grew to a keyframe's size.
+        var held: DatagramQueue? = DatagramQueue(reservingBytes: 16 * 1500, datagrams: 16)
         /// When the member was last moved to an address its datagrams came from (a NAT's).
         var movedAt: Timestamp?
         var keys: (uplink: SRTPMasterKey, downlink: SRTPMasterKey)?
@@ -109,6 +113,8 @@ public enum LiveMeetingHost {
         private var unknownDatagrams = 0
         /// Datagrams for members whose address has not given consent, dropped.
         private var withheldDatagrams = 0
+        /// Datagrams kept for a member until its first consent, and sent then.
+        private var releasedDatagrams = 0
         /// Consent nonces must be unpredictable: the system's generator.
         private var random = SystemRandomNumberGenerator()
         private var composite: CompositeFileWriter?
@@ -175,7 +181,7 @@ public enum LiveMeetingHost {
                 if member.consent.permits(at: now) {
                     for index in 0 ..< member.outgoing.count { try? await socket.send(member.outgoing[index], to: destination) }
                 } else {
-                    withheldDatagrams += member.outgoing.count
+                    hold(member.outgoing, for: member, at: now)
                     if let nonce = member.consent.takeChallenge(at: now, using: &random), let challenge = member.checks?.seal(.challenge, nonce: nonce) {
                         try? await socket.send(challenge, to: destination)
                     }
@@ -184,6 +190,23 @@ public enum LiveMeetingHost {
             }
             // Commands arrive from other tasks: look for them at least every 10 ms.
             return .wait(until: earliest(host.nextPollTime, min(nextFigures, now + .milliseconds(10))))
+        }
+
+        /// Keeps `datagrams` for `member`, whose address has not consented yet, while its hold
+        /// lasts; drops them after (and all it kept when the hold ends on a bound).
+        private func hold(_ datagrams: DatagramQueue, for member: Member, at now: Timestamp) {
+            for index in 0 ..< datagrams.count {
+                let datagram = datagrams[index]
+                switch member.hold.decide(byteCount: datagram.count, at: now) {
+                case .hold:
+                    member.held?.append(datagram)
+                case .drop:
+                    withheldDatagrams += 1
+                case .dropAll:
+                    withheldDatagrams += (member.held?.count ?? 0) + 1
+                    member.held = nil
+                }
+            }
         }
 
         /// The member a datagram from an address no member announced may come from: the one
@@ -212,9 +235,9 @@ public enum LiveMeetingHost {
 
         /// A consent check that authenticated under `member`'s key: a challenge is answered
         /// (at the member's announced address only); an answer with the nonce sent there gives
-        /// consent, and with it the member's downlink starts and a keyframe goes out. Should the
-        /// downlink's key be refused now (it was not at the join), that member stays unreachable
-        /// and the meeting goes on.
+        /// consent. At the first, what was kept for the member goes at once, the keyframe its
+        /// join asked for with it; when nothing was kept (the hold ran out) or consent comes
+        /// again after running out, the host asks for a keyframe.
         private func take(_ check: RTCPConsentCheck, from member: Member, source: UDPAddress, at now: Timestamp,
                           socket: UDPSocket) async {
             switch check.kind {
@@ -224,7 +247,15 @@ public enum LiveMeetingHost {
                     try? await socket.send(answer, to: destination)
                 }
             case .answer:
-                if member.consent.answered(check.nonce, from: source, at: now) { try? host.participantBecameReachable(member.id, at: now) }
+                guard member.consent.answered(check.nonce, from: source, at: now) else { return }
+                if member.hold.release(at: now), let held = member.held, let destination = member.destination {
+                    for index in 0 ..< held.count { try? await socket.send(held[index], to: destination) }
+                    releasedDatagrams += held.count
+                } else {
+                    withheldDatagrams += member.held?.count ?? 0
+                    try? host.participantBecameReachable(member.id, at: now)
+                }
+                member.held = nil
             }
         }
 
@@ -271,10 +302,11 @@ public enum LiveMeetingHost {
             var receive = ReceivePipelineConfiguration(video: .init(codec: host.configuration.codec), audio: .init(), srtpKey: keys.uplink)
             receive.ssrc = LiveMeetingPlan.hostReceiverSSRC(slot: member.id.rawValue)
             let outgoing = member.outgoing
-            var participant = HostParticipantConfiguration(receive: receive, srtpKey: keys.downlink)
-            // Sent nothing until it consents: what would go before goes nowhere.
-            participant.isReachable = false
+            let participant = HostParticipantConfiguration(receive: receive, srtpKey: keys.downlink)
             try host.addParticipant(member.id, configuration: participant, at: now, output: { outgoing.append($0) })
+            // Its keyframe now, by the next frame: it is kept, with what follows, until the
+            // member's address consents, and goes with the grant (``ConsentHold``).
+            try host.participantBecameReachable(member.id, at: now)
             member.added = true
             applyDevices(member)
         }
@@ -290,6 +322,9 @@ public enum LiveMeetingHost {
             if let address = member.address { byAddress.removeValue(forKey: address) }
             if bySlot[member.id.rawValue] === member { bySlot.removeValue(forKey: member.id.rawValue) }
             Self.add(member, to: &departed)
+            withheldDatagrams += member.held?.count ?? 0
+            member.hold.abandon()
+            member.held = nil
             if member.added, let participant = host.statistics.participants[member.id] { Self.add(participant, to: &departed) }
             if member.added { host.removeParticipant(member.id, at: now) }
             member.added = false
@@ -324,6 +359,7 @@ public enum LiveMeetingHost {
             lastFigures = (now, statistics.videoFramesSent, received, figures.audioPacketsSent, figures.audioPacketsReceived)
             figures.framesSent = statistics.videoFramesSent
             figures.datagramsWithheld = withheldDatagrams
+            figures.datagramsReleasedAtConsent = releasedDatagrams
             figures.datagramsFromUnknownAddresses = unknownDatagrams
             figures.membersMoved = moves
             for member in members.values { Self.add(member, to: &figures) }
