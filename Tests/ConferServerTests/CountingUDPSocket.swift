@@ -27,11 +27,14 @@ final class CountingUDPSocket {
     }
 
     /// Reads whatever is waiting, without blocking: the size of each datagram, in order.
-    func datagramSizes() -> [Int] {
-        var sizes: [Int] = []
+    func datagramSizes() -> [Int] { datagrams().map(\.count) }
+
+    /// Reads whatever is waiting, without blocking: each datagram, in order.
+    func datagrams() -> [[UInt8]] {
+        var datagrams: [[UInt8]] = []
         var buffer = [UInt8](repeating: 0, count: 65_536)
-        while case let size = recv(descriptor, &buffer, buffer.count, 0), size >= 0 { sizes.append(size) }
-        return sizes
+        while case let size = recv(descriptor, &buffer, buffer.count, 0), size >= 0 { datagrams.append(Array(buffer[0 ..< size])) }
+        return datagrams
     }
 
     /// Sends `bytes` from this socket to `port` on loopback: a datagram whose source is this
