@@ -27,6 +27,14 @@ import Testing
         #expect(callError.map { CallCommand.message(for: $0) } == message)
     }
 
+    /// `--json` prints one report on stdout and `--events` JSON lines there: not both.
+    @Test func jsonAndEventsAreNotTakenTogether() throws {
+        #expect(try JoinCommand.parse(Self.member + ["--json"]).member.json)
+        #expect(try HostCommand.parse(Self.member + ["--json"]).member.json)
+        let error = #expect(throws: (any Error).self) { try JoinCommand.parse(Self.member + ["--json", "--events"]) }
+        #expect(error.map { JoinCommand.message(for: $0) }?.hasPrefix("--events prints JSON lines on stdout and --json one report") == true)
+    }
+
     /// Whether the caller's video, told with the ring, fits the callee's -o: as received,
     /// .ivf holds VP8 and VP9 and .h264 holds H.264; decoded, .y4m holds any.
     @Test func aCalleeKnowsWhetherItsOutputHoldsTheCallersVideo() {

@@ -37,6 +37,36 @@ struct SignalingProcessTests {
         await server.stop()
     }
 
+    /// `--json`: the report on stdout, one JSON document, and no human summary on stderr; a
+    /// declined member's too, with the exit status that says so.
+    @Test func jsonPrintsTheReportOnStdoutForHostAndMember() async throws {
+        let server = try await TestServer()
+        let host = try server.member("host", token: try await server.token("boss", role: "host"),
+                                     ["--approve", "alice", "--json", "--size", "320x180", "--fps", "15"])
+        #expect(await host.wait(upTo: 20) { $0.stderr.contains("joined") }, "host: \(host.stderr)")
+        let alice = try server.member("join", token: try await server.token("alice"), ["--json", "--duration", "2.5", "--camera-size", "160x90"])
+        let bob = try server.member("join", token: try await server.token("bob"), ["--json", "--no-media", "--duration", "1"])
+        #expect(await alice.exitStatus() == 0, "alice: \(alice.stderr)")
+        #expect(await bob.exitStatus() == 3, "declined")
+        host.signal(SIGINT)
+        #expect(await host.exitStatus() == 0, "host: \(host.stderr)")
+        func report(_ process: ConferProcess) throws -> [String: Any] {
+            try #require(try JSONSerialization.jsonObject(with: Data(process.stdout.utf8)) as? [String: Any], "one JSON document: \(process.stdout)")
+        }
+        let aliceReport = try report(alice)
+        #expect(aliceReport["identity"] as? String == "alice" && aliceReport["admitted"] as? Bool == true)
+        let media = try #require(aliceReport["media"] as? [String: Any])
+        #expect((media["framesReceived"] as? Int ?? 0) >= 10, "alice decoded the composite: \(media)")
+        let bobReport = try report(bob)
+        #expect(bobReport["admitted"] as? Bool == false && bobReport["endReason"] as? String == "declined")
+        let hostReport = try report(host)
+        #expect(hostReport["approved"] as? [String] == ["alice"] && hostReport["declined"] as? [String] == ["bob"])
+        for process in [alice, bob, host] {
+            #expect(!process.stderr.contains("members at the end"), "no human summary with --json: \(process.stderr)")
+        }
+        await server.stop()
+    }
+
     @Test func aKickEndsTheMemberWithStatusFourAndClosingEndsEveryone() async throws {
         let server = try await TestServer()
         let host = try server.member("host", token: try await server.token("boss", role: "host"), ["--no-media", "--approve", "all", "--events"])

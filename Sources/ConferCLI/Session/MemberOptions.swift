@@ -12,12 +12,17 @@ struct MemberOptions: ParsableArguments {
     var say: String?
     @Option(help: "Write a JSON report here at the end.")
     var report: String?
+    @Flag(help: "Print the report as JSON on stdout at the end instead of the human summary on stderr.")
+    var json = false
     @OptionGroup var reporting: EventOutputOptions
     @Flag(help: "Take commands typed on standard input once admitted, one a line: say TEXT, mic off, kick ID, mute ID mic, … (type help).")
     var commands = false
 
     func validate() throws {
         if let duration, !(duration > 0) { throw ValidationError("--duration must be positive") }
+        if json && reporting.events {
+            throw ValidationError("--events prints JSON lines on stdout and --json one report: pick one (--report FILE writes the report beside --events)")
+        }
     }
 
     /// The meeting client these options describe.
@@ -26,6 +31,6 @@ struct MemberOptions: ParsableArguments {
     /// The run of one member's session with these options.
     func session(client: MeetingClient, approval: ApprovalPolicy?, cutSignalingAfter: Double?) -> MemberSession {
         MemberSession(client: client, printer: reporting.printer, approval: approval, duration: duration,
-                      say: say, cutSignalingAfter: cutSignalingAfter, reportPath: report, commands: commands)
+                      say: say, cutSignalingAfter: cutSignalingAfter, reportPath: report, printsReport: json, commands: commands)
     }
 }

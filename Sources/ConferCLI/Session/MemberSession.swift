@@ -77,6 +77,8 @@ struct MemberSession {
     let say: String?
     let cutSignalingAfter: Double?
     let reportPath: String?
+    /// Whether the report goes on stdout as JSON (`--json`) instead of the human summary.
+    var printsReport = false
     /// Take commands typed on standard input (``MeetingConsole``).
     var commands = false
 
@@ -273,12 +275,12 @@ struct MemberSession {
                                   eventCounts: await log.counts, messages: snapshot?.messages.map(\.text) ?? [],
                                   approved: await log.approvedIdentities, declined: await log.declinedIdentities,
                                   connectInfo: media?.connectInfo, media: media)
-        if let reportPath {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            try encoder.encode(report).write(to: URL(fileURLWithPath: reportPath))
+        if let reportPath { try reportJSON(report).write(to: URL(fileURLWithPath: reportPath)) }
+        if printsReport {
+            FileHandle.standardOutput.write(try reportJSON(report) + Data("\n".utf8))
+        } else if !printer.json, !printer.quiet {
+            FileHandle.standardError.write(Data((report.humanSummary.joined(separator: "\n") + "\n").utf8))
         }
-        if !printer.json, !printer.quiet { FileHandle.standardError.write(Data((report.humanSummary.joined(separator: "\n") + "\n").utf8)) }
     }
 }
 
