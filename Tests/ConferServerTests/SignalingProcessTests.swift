@@ -372,7 +372,12 @@ struct SignalingProcessTests {
             guard let t = event["t"] as? Double, let frames = (event["info"] as? [String: Any])?["framesReceived"] as? Int else { return nil }
             return (t, frames)
         }
-        let before = try #require(frames.last { $0.0 <= cutAt })
+        // The figures come once a second from the media's start: maybe none before the cut,
+        // and then the count before it is at most what the start had, none.
+        let connectedAt = try #require(alice.events.first { $0["event"] as? String == "connection" && $0["state"] as? String == "connected" }?["t"] as? Double)
+        let before = frames.last { $0.0 <= cutAt } ?? (connectedAt, 0)
+        let published = alice.events.filter { $0["event"] as? String == "connectInfo" }.map { ($0["info"] as? [String: Any])?["seconds"] as? Double ?? 0 }
+        #expect(!published.isEmpty && published.allSatisfy { $0 > 0 }, "only figures the media published, none before: \(published)")
         let after = try #require(frames.last)
         #expect(after.0 - before.0 >= 1.5 && after.1 - before.1 >= 15, "frames \(before) → \(after) across the cut")
         let states = alice.events.filter { $0["event"] as? String == "connection" }.compactMap { $0["state"] as? String }

@@ -192,17 +192,27 @@ struct MemberSession {
         }
     }
 
-    /// With `--events`, this member's media figures and (the host) every member's reported
-    /// ones, once a second.
+    /// With `--events`, this member's media figures as the media publishes them (once a
+    /// second from its start: none before, so no event reads zeros for media that is
+    /// running), and (the host) every member's reported ones, once a second.
     static func printFigures(client: MeetingClient, media: MeetingMedia?, printer: EventPrinter) async {
         guard printer.json else { return }
+        var printed = 0.0
+        var nextMembers = ContinuousClock.now + .seconds(1)
         while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(1))
+            try? await Task.sleep(for: .milliseconds(100))
             if Task.isCancelled { return }
             if let media {
                 let figures = await media.figures
-                printer.print("connectInfo", ["identity": client.identity, "info": EventPrinter.encoded(figures)])
+                // Published anew (a restarted media, as an observer let in to send, counts
+                // its seconds from its own start).
+                if figures.seconds > 0, figures.seconds != printed {
+                    printed = figures.seconds
+                    printer.print("connectInfo", ["identity": client.identity, "info": EventPrinter.encoded(figures)])
+                }
             }
+            guard ContinuousClock.now >= nextMembers else { continue }
+            nextMembers = nextMembers + .seconds(1)
             guard let room = client.room.current, room.host == client.identity else { continue }
             for member in room.members where member.identity != client.identity {
                 guard let info = member.connectInfo else { continue }
