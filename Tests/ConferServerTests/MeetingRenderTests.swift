@@ -31,24 +31,11 @@ struct MeetingRenderTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let server = try await TestServer()
-        func client(_ identity: String, _ role: String) async throws -> MeetingClient {
-            try MeetingClient(configuration: MeetingClientConfiguration(server: server.url, token: try await server.token(identity, role: role)))
-        }
-        let (host, approver) = try await Self.approvingHost(server)
-        let options = Self.small
-        let hostMedia = MeetingMedia(client: host, options: options)
-        await hostMedia.start()
-        let alice = try await client("alice", "participant")
-        let bob = try await client("bob", "participant")
-        try await alice.join()
-        try await bob.join()
-        let aliceMedia = MeetingMedia(client: alice, options: options)
-        var bobOptions = options
+        let (host, approver, hostMedia) = try await Self.hostWithMedia(server)
+        let (alice, aliceMedia) = try await Self.member("alice", of: server)
+        var bobOptions = Self.small
         bobOptions.videoOutput = "\(directory)/bob.y4m"
-        let bobMedia = MeetingMedia(client: bob, options: bobOptions)
-        await aliceMedia.start()
-        await bobMedia.start()
-        #expect(await bobMedia.firstFrame.values.first { $0 != nil } != nil)
+        let (bob, bobMedia) = try await Self.member("bob", of: server, options: bobOptions)
         let slots = (alice: try #require(host.room.current?.media["alice"]?.slot), bob: try #require(host.room.current?.media["bob"]?.slot))
         try await Task.sleep(for: .seconds(2))
         await hostMedia.enableVideoRender("alice", false)
@@ -76,15 +63,9 @@ struct MeetingRenderTests {
 
     @Test func anObserverMadeAParticipantStartsSending() async throws {
         let server = try await TestServer()
-        let (host, approver) = try await Self.approvingHost(server)
-        let options = Self.small
-        let hostMedia = MeetingMedia(client: host, options: options)
-        await hostMedia.start()
-        let carol = try MeetingClient(configuration: MeetingClientConfiguration(server: server.url, token: try await server.token("carol", role: "observer")))
-        try await carol.join()
-        let carolMedia = MeetingMedia(client: carol, options: options)
-        await carolMedia.start()
-        #expect(await carolMedia.firstFrame.values.first { $0 != nil } != nil, "the observer receives the composite")
+        let (host, approver, hostMedia) = try await Self.hostWithMedia(server)
+        // The observer receives the composite.
+        let (carol, carolMedia) = try await Self.member("carol", role: "observer", of: server)
         try await Task.sleep(for: .seconds(1))
         #expect(await carolMedia.figures.framesSent == 0, "an observer sends nothing")
         #expect(received(await hostMedia.figures, "carol") == 0)
@@ -103,9 +84,7 @@ struct MeetingRenderTests {
     /// microphone the host turns off sends silence.
     @Test func aDeviceTurnedOffSendsNothingFromTheMembersMachine() async throws {
         let server = try await TestServer()
-        let (host, approver) = try await Self.approvingHost(server)
-        let hostMedia = MeetingMedia(client: host, options: Self.small)
-        await hostMedia.start()
+        let (host, approver, hostMedia) = try await Self.hostWithMedia(server)
         // Alice's microphone hears a steady tone, so what it sends is voice until it is turned off.
         let directory = NSTemporaryDirectory() + "confer-devices-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -172,17 +151,11 @@ struct MeetingRenderTests {
         let bystander = try CountingUDPSocket()
         defer { bystander.close() }
         let server = try await TestServer()
-        let (host, approver) = try await Self.approvingHost(server)
+        let (host, approver, hostMedia) = try await Self.hostWithMedia(server)
         let options = Self.small
-        let hostMedia = MeetingMedia(client: host, options: options)
-        await hostMedia.start()
-        let bob = try MeetingClient(configuration: MeetingClientConfiguration(server: server.url, token: try await server.token("bob")))
+        let (bob, bobMedia) = try await Self.member("bob", of: server)
         let mallory = try MeetingClient(configuration: MeetingClientConfiguration(server: server.url, token: try await server.token("mallory")))
-        try await bob.join()
         try await mallory.join()
-        let bobMedia = MeetingMedia(client: bob, options: options)
-        await bobMedia.start()
-        #expect(await bobMedia.firstFrame.values.first { $0 != nil } != nil, "bob receives the composite")
         // Mallory runs no media: she names the victim's port as hers.
         await mallory.announceMedia(MediaDescription(host: "127.0.0.1", port: victim.port, codec: options.codec.rawValue,
                                                      width: options.cameraWidth, height: options.cameraHeight, frameRate: options.frameRate))
@@ -227,15 +200,9 @@ struct MeetingRenderTests {
         let elsewhere = try CountingUDPSocket()
         defer { elsewhere.close() }
         let server = try await TestServer()
-        let (host, approver) = try await Self.approvingHost(server)
+        let (host, approver, hostMedia) = try await Self.hostWithMedia(server)
         let options = Self.small
-        let hostMedia = MeetingMedia(client: host, options: options)
-        await hostMedia.start()
-        let bob = try MeetingClient(configuration: MeetingClientConfiguration(server: server.url, token: try await server.token("bob")))
-        try await bob.join()
-        let bobMedia = MeetingMedia(client: bob, options: options)
-        await bobMedia.start()
-        #expect(await bobMedia.firstFrame.values.first { $0 != nil } != nil, "bob receives the composite")
+        let (bob, bobMedia) = try await Self.member("bob", of: server)
         await bob.announceMedia(MediaDescription(host: "127.0.0.1", port: elsewhere.port, codec: options.codec.rawValue,
                                                  width: options.cameraWidth, height: options.cameraHeight, frameRate: options.frameRate))
         #expect(await host.room.values.first { $0?.member("bob")?.media?.port == elsewhere.port } != nil, "the host has the new address")
@@ -267,6 +234,26 @@ struct MeetingRenderTests {
         }
         try await host.join()
         return (host, approver)
+    }
+
+    /// The approving host of `server`'s room with its media running (``small`` cameras).
+    static func hostWithMedia(_ server: TestServer) async throws -> (MeetingClient, Task<Void, Never>, MeetingMedia) {
+        let (host, approver) = try await approvingHost(server)
+        let media = MeetingMedia(client: host, options: small)
+        await media.start()
+        return (host, approver, media)
+    }
+
+    /// `identity`, joined to `server`'s room with its media running, once it has decoded
+    /// its first composite.
+    static func member(_ identity: String, role: String = "participant", of server: TestServer,
+                       options: MeetingMediaOptions = small) async throws -> (MeetingClient, MeetingMedia) {
+        let member = try MeetingClient(configuration: MeetingClientConfiguration(server: server.url, token: try await server.token(identity, role: role)))
+        try await member.join()
+        let media = MeetingMedia(client: member, options: options)
+        await media.start()
+        #expect(await media.firstFrame.values.first { $0 != nil } != nil, "\(identity) receives the composite")
+        return (member, media)
     }
 
     /// Stops `media`, then the host's approvals, then the members' sessions, then the server.
