@@ -26,10 +26,15 @@ final class ConferProcess: Sendable {
     }
 
     /// Starts `confer arguments`; with `typing`, its standard input is a pipe ``type(_:)`` writes to.
-    init(_ arguments: [String], directory: String? = nil, typing: Bool = false) throws {
+    convenience init(_ arguments: [String], directory: String? = nil, typing: Bool = false) throws {
+        try self.init(executable: Self.binary.path, arguments, directory: directory, typing: typing)
+    }
+
+    /// Another program than `confer` (a peer such as Janus, or curl), run the same way.
+    init(executable: String, _ arguments: [String], directory: String? = nil, typing: Bool = false) throws {
         self.arguments = arguments
         process = Process()
-        process.executableURL = Self.binary
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if typing {
             let pipe = Pipe()

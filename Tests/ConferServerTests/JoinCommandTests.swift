@@ -1,4 +1,5 @@
 @testable import ConferCLI
+import ConferNet
 import Testing
 
 /// What `confer join`, `host` and `call` refuse before they connect: files whose names no reader or
@@ -33,6 +34,22 @@ import Testing
         #expect(try HostCommand.parse(Self.member + ["--json"]).member.json)
         let error = #expect(throws: (any Error).self) { try JoinCommand.parse(Self.member + ["--json", "--events"]) }
         #expect(error.map { JoinCommand.message(for: $0) }?.hasPrefix("--events prints JSON lines on stdout and --json one report") == true)
+    }
+
+    /// The host's forward: both addresses reach the media options, and what cannot work is
+    /// refused before anything connects.
+    @Test func theHostsForwardIsCheckedAndReachesItsMedia() throws {
+        let host = try HostCommand.parse(Self.member + ["--forward-video", "127.0.0.1:10000", "--forward-audio", "127.0.0.1:10001"])
+        let forward = try #require(try host.mediaOptions().forward)
+        #expect(forward.video == UDPAddress(host: "127.0.0.1", port: 10000) && forward.audio == UDPAddress(host: "127.0.0.1", port: 10001))
+        #expect(try HostCommand.parse(Self.member).mediaOptions().forward == nil)
+        for (arguments, message) in [(["--forward-audio", "127.0.0.1:10001"], "--forward-audio goes with --forward-video"),
+                                     (["--forward-video", "127.0.0.1"], "--forward-video must be HOST:PORT with a port from 1 to 65535 (got 127.0.0.1)"),
+                                     (["--forward-video", "127.0.0.1:0"], "--forward-video must be HOST:PORT with a port from 1 to 65535 (got 127.0.0.1:0)"),
+                                     (["--forward-video", "127.0.0.1:9", "--no-media"], "--no-media sends nothing to forward: leave out --forward-video")] {
+            let error = #expect(throws: (any Error).self) { try HostCommand.parse(Self.member + arguments) }
+            #expect(error.map { HostCommand.message(for: $0) } == message)
+        }
     }
 
     /// Whether the caller's video, told with the ring, fits the callee's -o: as received,

@@ -132,6 +132,15 @@ public final class HostPipeline {
         set { video.compositeHandler = newValue }
     }
 
+    /// Told every frame of the whole mix as encoded, once, before it is packetized: every
+    /// contributor and no one left out (each participant hears its own mix-minus), what a
+    /// listener outside the meeting hears, for a recording or a forward. Setting it has the
+    /// shared mix encoded even while every participant hears its own.
+    public var mixHandler: ((EncodedFrame) -> Void)? {
+        get { audio.mixHandler }
+        set { audio.mixHandler = newValue }
+    }
+
     /// What a participant configures its ``ReceivePipeline`` with to receive the host
     /// (``HostPipelineConfiguration/participantReceiveConfiguration``).
     public var participantReceiveConfiguration: ReceivePipelineConfiguration { configuration.participantReceiveConfiguration }

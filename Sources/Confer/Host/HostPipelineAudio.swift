@@ -43,6 +43,9 @@ final class HostPipelineAudio {
     private(set) var framesEncoded = 0
     /// Mixer steps skipped because the host was polled too late to run them.
     var stepsSkipped = 0
+    /// Told every frame of the whole mix (every contributor, no one left out) as encoded
+    /// once: what a listener outside the meeting hears.
+    var mixHandler: ((EncodedFrame) -> Void)?
 
     init(configuration: HostPipelineConfiguration) throws {
         guard OpusEncoder.supportedFrameDurations.contains(configuration.audioFrameDuration) else {
@@ -96,10 +99,11 @@ final class HostPipelineAudio {
     /// sends each listener its packet, and pools the encoders of those who stopped contributing.
     private func finishFrame(participants: [HostPipelineParticipant], now: Timestamp) throws {
         var inUse = 0
-        if participants.contains(where: { $0.ownEncoder == nil }) {
+        if mixHandler != nil || participants.contains(where: { $0.ownEncoder == nil }) {
             try shared.encode(at: frameStart)
             framesEncoded += 1
             inUse += 1
+            mixHandler?(shared.encoded)
             for participant in participants where participant.ownEncoder == nil {
                 participant.downlink.sendAudio(shared.encoded, captureTime: frameStart, at: now)
             }

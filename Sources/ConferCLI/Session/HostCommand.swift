@@ -3,7 +3,9 @@ import Foundation
 import ConferClient
 import ConferSession
 import ConferJobs
+import ConferLive
 import ConferMedia
+import ConferNet
 
 struct HostCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -19,6 +21,10 @@ struct HostCommand: AsyncParsableCommand {
         is not there) with status 1.
           confer host --server http://127.0.0.1:7880 --token "$HOST_TOKEN" --approve all --duration 10 --events
           confer host --server http://127.0.0.1:7880 --token "$HOST_TOKEN" --approve manual --commands
+        --forward-video (and --forward-audio) send a plain-RTP copy of the composite (and of the whole mix, \
+        payload types 96 and 111) for an audience outside the meeting: to a Janus streaming mountpoint of type \
+        rtp, say, which fans it out. It is not encrypted: send it on loopback or a network you trust.
+          confer host … --approve all --forward-video 127.0.0.1:10000 --forward-audio 127.0.0.1:10001
         """)
 
     @OptionGroup var member: MemberOptions
@@ -44,6 +50,10 @@ struct HostCommand: AsyncParsableCommand {
     var output: String?
     @Flag(help: "Signaling only: answer requests without compositing.")
     var noMedia = false
+    @Option(help: "HOST:PORT to send a plain-RTP copy of the composite to (payload type 96), for an SFU to fan out.")
+    var forwardVideo: String?
+    @Option(help: "HOST:PORT to send a plain-RTP copy of the whole mix to (Opus, payload type 111); needs --forward-video.")
+    var forwardAudio: String?
 
     func validate() throws {
         if approve == .manual, !member.commands {
@@ -56,6 +66,13 @@ struct HostCommand: AsyncParsableCommand {
             }
         }
         if !(fps > 0 && fps <= 60) { throw ValidationError("--fps must be between 0 and 60") }
+        for (name, value) in [("--forward-video", forwardVideo), ("--forward-audio", forwardAudio)] {
+            if let value, UDPAddress(parsing: value).map({ (1 ... 65535).contains($0.port) }) != true {
+                throw ValidationError("\(name) must be HOST:PORT with a port from 1 to 65535 (got \(value))")
+            }
+        }
+        if forwardAudio != nil, forwardVideo == nil { throw ValidationError("--forward-audio goes with --forward-video") }
+        if noMedia, forwardVideo != nil { throw ValidationError("--no-media sends nothing to forward: leave out --forward-video") }
         if !(1 ... 3).contains(temporalLayers) { throw ValidationError("--temporal-layers \(temporalLayers) is outside 1…3") }
         if temporalLayers > 1 && codec == .h264 {
             throw ValidationError("--temporal-layers \(temporalLayers) needs --codec vp8 or vp9 (H.264 is encoded in one layer); "
@@ -76,6 +93,9 @@ struct HostCommand: AsyncParsableCommand {
         options.simulcast = !noSimulcast
         options.temporalLayers = temporalLayers
         options.compositeOutput = output
+        if let video = forwardVideo.flatMap(UDPAddress.init(parsing:)) {
+            options.forward = LiveForwardTarget(video: video, audio: forwardAudio.flatMap(UDPAddress.init(parsing:)))
+        }
         options.layout = try MixLayout(argument: layout).kind(participants: [])
         return options
     }

@@ -199,6 +199,7 @@ public actor MeetingMedia {
             configuration.temporalLayers = options.temporalLayers
             configuration.bindHost = options.bindHost
             configuration.output = options.compositeOutput
+            configuration.forward = options.forward
             let options = options
             let client = client
             started = SessionTime.now()

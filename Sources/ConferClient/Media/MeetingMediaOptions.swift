@@ -1,3 +1,4 @@
+public import ConferLive
 public import ConferMedia
 public import ConferMixer
 
@@ -22,6 +23,9 @@ public struct MeetingMediaOptions: Sendable {
     public var temporalLayers = 1
     /// The host: where to write the composite as encoded (.ivf for VP8/VP9, .h264).
     public var compositeOutput: String?
+    /// The host: where to send a plain-RTP copy of the composite and the whole mix, for an
+    /// audience an SFU fans it out to (``LiveForwardTarget``).
+    public var forward: LiveForwardTarget?
     /// A participant: a recorded camera (a test pattern in its slot's colour otherwise).
     public var cameraFile: String?
     /// A participant: a recorded voice (a tone in turns otherwise).

@@ -74,6 +74,11 @@ public final class LiveMeetingControl: Sendable {
         /// sent then (``ConsentHold``): the keyframe a join asks for, encoded while the
         /// consent check runs, not after it.
         public var datagramsReleasedAtConsent = 0
+        /// The host: RTP packets of the composite and the mix sent to its forward
+        /// (``LiveForwardTarget``) since the start.
+        public var packetsForwarded = 0
+        /// The host: bytes of those packets.
+        public var bytesForwarded = 0
         /// Consent challenges sent since the start (the host: to every member together).
         public var consentChallengesSent = 0
         /// Times consent was given since the start: by each member's address, for the host.

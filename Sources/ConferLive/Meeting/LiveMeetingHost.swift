@@ -22,6 +22,9 @@ public struct LiveMeetingHostConfiguration: Sendable {
     public var bindHost = "127.0.0.1"
     /// Where to write the composite as encoded (.ivf for VP8/VP9, .h264), what every member receives.
     public var output: String?
+    /// Where to send a plain-RTP copy of the composite and the whole mix, for an audience
+    /// outside the meeting (an SFU such as Janus fans it out).
+    public var forward: LiveForwardTarget?
 
     /// A host compositing by `plan`.
     public init(plan: LiveMeetingPlan) { self.plan = plan }
@@ -118,6 +121,7 @@ public enum LiveMeetingHost {
         /// Consent nonces must be unpredictable: the system's generator.
         private var random = SystemRandomNumberGenerator()
         private var composite: CompositeFileWriter?
+        private var forward: LiveForward?
 
         init(configuration: LiveMeetingHostConfiguration, control: LiveMeetingControl) throws {
             self.control = control
@@ -139,8 +143,18 @@ public enum LiveMeetingHost {
                     throw JobError(.invalidOptions, "the host writes the composite as encoded: use .ivf (VP8/VP9) or .h264, not \(path)")
                 }
                 composite = file
-                self.host.compositeHandler = { frame in try? file.write(encoded: frame) }
             }
+            if let target = configuration.forward {
+                forward = try LiveForward(target, codec: configuration.plan.codec, seed: host.seed)
+            }
+            let (file, forward) = (composite, forward)
+            if file != nil || forward != nil {
+                self.host.compositeHandler = { frame in
+                    try? file?.write(encoded: frame)
+                    forward?.take(video: frame)
+                }
+            }
+            if let forward { self.host.mixHandler = { forward.take(audio: $0) } }
         }
 
         func handle(_ event: RealtimeEvent, at now: Timestamp, socket: UDPSocket) async throws -> RealtimeNext {
@@ -168,6 +182,7 @@ public enum LiveMeetingHost {
                 pool.recycle(datagram.bytes)
             }
             if let due = host.nextPollTime, due <= now { try host.poll(at: now) }
+            await forward?.flush(on: socket)
             if nextFigures <= now {
                 control.publish(figures())
                 nextFigures = nextFigures + .seconds(1)
@@ -362,6 +377,8 @@ public enum LiveMeetingHost {
             figures.datagramsReleasedAtConsent = releasedDatagrams
             figures.datagramsFromUnknownAddresses = unknownDatagrams
             figures.membersMoved = moves
+            figures.packetsForwarded = forward?.packetsSent ?? 0
+            figures.bytesForwarded = forward?.bytesSent ?? 0
             for member in members.values { Self.add(member, to: &figures) }
             figures.speaking = statistics.activeSpeaker != nil
             figures.seconds = now.seconds

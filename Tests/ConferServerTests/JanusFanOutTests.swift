@@ -1,0 +1,83 @@
+import ConferJobs
+import ConferMedia
+import ConferTestSupport
+import Foundation
+import Testing
+
+/// The composite fanned out by Janus: `confer host --forward-video/--forward-audio` sends a
+/// plain-RTP copy of the composite and of the whole mix to a Janus streaming mountpoint (type
+/// `rtp`), which an audience of any size watches through Janus. Janus records what it
+/// ingests, and the recording must be the meeting: every frame Janus took decodes, the
+/// member's colour is in the picture, and the mix is not silence.
+@Suite(.serialized, .timeLimit(.minutes(2)), .wallClockExclusive,
+       .enabled(if: JanusServer.isInstalled && hasFFmpegTools, "needs janus, janus-tools and ffmpeg (Scripts/install-deps installs them)"))
+struct JanusFanOutTests {
+    @Test func janusTakesTheCompositeAndTheMixTheHostForwards() async throws {
+        let directory = NSTemporaryDirectory() + "confer-janus-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let janus = try await JanusServer(directory: directory)
+        // Port 0: Janus picks the mountpoint's ports, and says which.
+        let created = try await janus.streaming(["request": "create", "type": "rtp", "id": 77, "media": [
+            ["type": "video", "mid": "v", "port": 0, "pt": 96, "codec": "vp8", "videobufferkf": true],
+            ["type": "audio", "mid": "a", "port": 0, "pt": 111, "codec": "opus"],
+        ]])
+        let ports = try #require((created["stream"] as? [String: Any])?["ports"] as? [[String: Any]], "\(created)")
+        let videoPort = try #require(ports.first { $0["type"] as? String == "video" }?["port"] as? Int)
+        let audioPort = try #require(ports.first { $0["type"] as? String == "audio" }?["port"] as? Int)
+        let recording = try await janus.streaming(["request": "recording", "action": "start", "id": 77, "media": [
+            ["mid": "v", "filename": "\(directory)/video"], ["mid": "a", "filename": "\(directory)/audio"],
+        ]])
+        #expect(recording["streaming"] as? String == "ok", "\(recording)")
+
+        let server = try await TestServer()
+        let host = try server.member("host", token: try await server.token("boss", role: "host"),
+                                     ["--approve", "all", "--json", "--size", "320x180", "--fps", "15",
+                                      "--forward-video", "127.0.0.1:\(videoPort)", "--forward-audio", "127.0.0.1:\(audioPort)"])
+        #expect(await host.wait(upTo: 20) { $0.stderr.contains("joined") }, "host: \(host.stderr)")
+        let alice = try server.member("join", token: try await server.token("alice"), ["--json", "--duration", "3", "--camera-size", "160x90"])
+        #expect(await alice.exitStatus() == 0, "alice: \(alice.stderr)")
+        let info = try await janus.streaming(["request": "info", "id": 77])
+        let media = try #require((info["info"] as? [String: Any])?["media"] as? [[String: Any]], "\(info)")
+        for stream in media {
+            // Janus's age of a stream: milliseconds since its last packet.
+            #expect((stream["age_ms"] as? Int ?? .max) < 1500, "Janus heard the \(stream["type"] ?? "?") lately: \(stream)")
+        }
+        host.signal(SIGINT)
+        #expect(await host.exitStatus() == 0, "host: \(host.stderr)")
+        _ = try await janus.streaming(["request": "recording", "action": "stop", "id": 77, "media": [["mid": "v"], ["mid": "a"]]])
+        await janus.stop()
+        await server.stop()
+
+        let hostReport = try #require(try JSONSerialization.jsonObject(with: Data(host.stdout.utf8)) as? [String: Any])
+        let figures = try #require((hostReport["media"] as? [String: Any])?["figures"] as? [String: Any])
+        let forwarded = figures["packetsForwarded"] as? Int ?? 0
+        #expect(forwarded >= 150, "3 s of composite and mix forwarded: \(forwarded) packets")
+        let slot = try #require((try JSONSerialization.jsonObject(with: Data(alice.stdout.utf8)) as? [String: Any])?["slot"] as? Int)
+
+        // Janus's recordings, through its own converter, then read as Confer reads files.
+        for (recording, output) in [("video.mjr", "video.webm"), ("audio.mjr", "audio.opus")] {
+            let convert = try ConferProcess(executable: "/usr/bin/janus-pp-rec", ["\(directory)/\(recording)", "\(directory)/\(output)"])
+            #expect(await convert.exitStatus() == 0, "janus-pp-rec \(recording): \(convert.stdout)")
+        }
+        let remux = try ConferProcess(executable: "/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", "\(directory)/video.webm", "-c", "copy", "\(directory)/video.ivf"])
+        #expect(await remux.exitStatus() == 0, "\(remux.stderr)")
+        let frames = try MediaProcessTests().frames("\(directory)/video.ivf")
+        #expect(frames.count >= 30, "Janus took about 3 s of the composite at 15 fps: \(frames.count) frames")
+        #expect(frames.first.map { ($0.width, $0.height) == (320, 180) } == true)
+        let last = try #require(frames.dropLast(3).last)
+        #expect(MediaProcessTests().coverage(of: TestPalette.color(at: slot - 1), in: last) > 0.02, "alice's tile in what Janus took")
+        let audio = try AudioFileReader(path: "\(directory)/audio.opus")
+        var energy = 0.0, samples = 0
+        var frame = AudioFrame(silenceOf: 480, channels: audio.channels)
+        while try audio.read(into: &frame, frameCount: 480) {
+            energy += frame.samples.reduce(0) { $0 + Double($1) * Double($1) }
+            samples += frame.samples.count / audio.channels
+        }
+        #expect(samples >= 48_000 * 2, "Janus took about 3 s of the mix: \(samples) samples")
+        #expect((energy / Double(max(samples * audio.channels, 1))).squareRoot() > 0.01, "alice's voice in the mix")
+    }
+}
+
+/// Whether FFmpeg's command-line tool is installed.
+let hasFFmpegTools = FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg")

@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+
+/// Janus (Debian's `janus`) with only its streaming plugin and its HTTP transport, on a port
+/// of its own, in a folder of its own; its API spoken through curl. The reference SFU for
+/// fanning a composite out (DESIGN.md, "Beyond one machine").
+final class JanusServer {
+    /// Whether Janus, its recording converter and curl are installed (Scripts/install-deps).
+    static let isInstalled = ["janus", "janus-pp-rec", "curl"].allSatisfy { name in
+        (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").contains {
+            FileManager.default.isExecutableFile(atPath: "\($0)/\(name)")
+        }
+    }
+    static let libraries = "/usr/lib/x86_64-linux-gnu/janus"
+
+    let directory: String
+    let url: String
+    private let process: ConferProcess
+    private var session: UInt64 = 0
+    private var handle: UInt64 = 0
+
+    /// Starts Janus configured in `directory` and attaches to its streaming plugin.
+    init(directory: String) async throws {
+        self.directory = directory
+        let port = try Self.freeTCPPort()
+        url = "http://127.0.0.1:\(port)/janus"
+        let disabled = ["audiobridge", "duktape", "echotest", "lua", "nosip", "recordplay", "sip", "textroom", "videocall",
+                        "videoroom", "voicemail"].map { "libjanus_\($0).so" }.joined(separator: ",")
+        let files = [
+            "janus.jcfg": """
+                general: {
+                    configs_folder = "\(directory)"
+                    plugins_folder = "\(Self.libraries)/plugins"
+                    transports_folder = "\(Self.libraries)/transports"
+                    events_folder = "\(Self.libraries)/events"
+                    loggers_folder = "\(Self.libraries)/loggers"
+                    debug_level = 3
+                }
+                plugins: { disable = "\(disabled)" }
+                transports: { disable = "libjanus_mqtt.so,libjanus_nanomsg.so,libjanus_pfunix.so,libjanus_rabbitmq.so,libjanus_websockets.so" }
+                events: { broadcast = false }
+                """,
+            "janus.transport.http.jcfg": """
+                general: { json = "compact", base_path = "/janus", http = true, port = \(port), ip = "127.0.0.1", https = false }
+                admin: { admin_http = false }
+                """,
+            "janus.plugin.streaming.jcfg": "general: { }\n",
+        ]
+        for (name, text) in files { try text.write(toFile: "\(directory)/\(name)", atomically: true, encoding: .utf8) }
+        process = try ConferProcess(executable: "/usr/bin/janus", ["-F", directory, "-C", "\(directory)/janus.jcfg", "-o"])
+        var info: [String: Any]?
+        for _ in 0 ..< 100 where info == nil {
+            info = try? await Self.post(url + "/info", nil, method: "GET")
+            if info == nil { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(info?["janus"] as? String == "server_info", "Janus answers at \(url): \(process.stdout.suffix(2000))")
+        session = try #require(((try await request(url, ["janus": "create"]))["data"] as? [String: Any])?["id"] as? UInt64)
+        handle = try #require(((try await request("\(url)/\(session)", ["janus": "attach", "plugin": "janus.plugin.streaming"]))["data"]
+                as? [String: Any])?["id"] as? UInt64)
+    }
+
+    /// Sends `body` to the streaming plugin; its reply's plugin data.
+    func streaming(_ body: [String: Any]) async throws -> [String: Any] {
+        let reply = try await request("\(url)/\(session)/\(handle)", ["janus": "message", "body": body])
+        return try #require((reply["plugindata"] as? [String: Any])?["data"] as? [String: Any], "\(reply)")
+    }
+
+    /// Stops Janus: its session ended first, then a SIGINT; killed if it lingers (what it
+    /// recorded is on disk once a recording is stopped).
+    func stop() async {
+        _ = try? await request("\(url)/\(session)", ["janus": "destroy"])
+        process.signal(SIGINT)
+        if !(await process.wait(upTo: 5) { !$0.isRunning }) { process.signal(SIGKILL) }
+    }
+
+    private func request(_ url: String, _ body: [String: Any]) async throws -> [String: Any] {
+        var body = body
+        body["transaction"] = UUID().uuidString
+        return try await Self.post(url, body, method: "POST")
+    }
+
+    private static func post(_ url: String, _ body: [String: Any]?, method: String) async throws -> [String: Any] {
+        var arguments = ["-s", "--max-time", "5", "-X", method, url]
+        if let body { arguments += ["-d", String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self)] }
+        let curl = try ConferProcess(executable: "/usr/bin/curl", arguments)
+        _ = await curl.exitStatus(timeout: 10)
+        return try #require(try JSONSerialization.jsonObject(with: Data(curl.stdout.utf8)) as? [String: Any], "\(url): \(curl.stdout)")
+    }
+
+    /// A TCP port nothing listens on now (bound, read, closed: Janus takes it a moment later).
+    static func freeTCPPort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+        }
+        guard bound else { throw POSIXError(.EADDRINUSE) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
