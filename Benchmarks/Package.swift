@@ -80,6 +80,13 @@ let package = Package(
             path: "Tools/MeetingLatency",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // Sending bursts of datagrams one at a time or in one write (run by peers/udp-send.sh).
+        .executableTarget(
+            name: "UDPSend",
+            dependencies: ["ToolSupport", .product(name: "ConferNet", package: "Confer")],
+            path: "Tools/UDPSend",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         // Signaling load: many members in many rooms joining, chatting and leaving against one
         // `confer serve` (run by peers/signal-load.sh).
         .executableTarget(

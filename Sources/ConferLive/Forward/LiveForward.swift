@@ -83,13 +83,10 @@ final class LiveForward {
     /// Sends what is queued on `socket`, and empties the queues.
     func flush(on socket: UDPSocket) async {
         for (queue, destination) in [(videoPackets, video), (audioPackets, audio)] {
-            guard let destination else { continue }
-            for index in 0 ..< queue.count {
-                let packet = queue[index]
-                if (try? await socket.send(packet, to: destination)) != nil {
-                    packetsSent += 1
-                    bytesSent += packet.count
-                }
+            guard let destination, !queue.isEmpty else { continue }
+            if (try? await socket.send(queue.count, to: destination, { queue[$0] })) != nil {
+                packetsSent += queue.count
+                bytesSent += (0 ..< queue.count).reduce(0) { $0 + queue[$1].count }
             }
             queue.removeAll()
         }

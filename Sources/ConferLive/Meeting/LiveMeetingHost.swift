@@ -194,7 +194,8 @@ public enum LiveMeetingHost {
                     continue
                 }
                 if member.consent.permits(at: now) {
-                    for index in 0 ..< member.outgoing.count { try? await socket.send(member.outgoing[index], to: destination) }
+                    let outgoing = member.outgoing
+                    try? await socket.send(outgoing.count, to: destination) { outgoing[$0] }
                 } else {
                     hold(member.outgoing, for: member, at: now)
                     if let nonce = member.consent.takeChallenge(at: now, using: &random), let challenge = member.checks?.seal(.challenge, nonce: nonce) {
@@ -264,7 +265,7 @@ public enum LiveMeetingHost {
             case .answer:
                 guard member.consent.answered(check.nonce, from: source, at: now) else { return }
                 if member.hold.release(at: now), let held = member.held, let destination = member.destination {
-                    for index in 0 ..< held.count { try? await socket.send(held[index], to: destination) }
+                    try? await socket.send(held.count, to: destination) { held[$0] }
                     releasedDatagrams += held.count
                 } else {
                     withheldDatagrams += member.held?.count ?? 0

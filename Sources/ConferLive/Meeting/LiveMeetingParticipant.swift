@@ -263,7 +263,8 @@ public enum LiveMeetingParticipant {
                     try? await socket.send(challenge, to: destination)
                 }
             }
-            for index in 0 ..< outgoing.count { try? await socket.send(outgoing[index], to: destination) }
+            let outgoing = outgoing
+            try? await socket.send(outgoing.count, to: destination) { outgoing[$0] }
             outgoing.removeAll()
             var next = earliest(audioTick, nextFigures)
             if sender != nil { next = earliest(next, nextCapture) }

@@ -97,6 +97,27 @@ extension UDPSocket {
         try await outbound.write(AddressedEnvelope(remoteAddress: destination.socketAddress, data: buffer))
     }
 
+    /// Sends `count` datagrams, `datagram(0)` to `datagram(count - 1)`, to a destination
+    /// resolved before, in one write: the channel is entered and flushed once for all of
+    /// them (NIO hands them to the kernel together, with one `sendmmsg` where it can), not
+    /// once each. `datagram` is called before this suspends, so the bytes it returns need
+    /// to stay valid only for that call.
+    public func send(_ count: Int, to destination: UDPDestination, _ datagram: (Int) -> UnsafeRawBufferPointer) async throws {
+        guard count > 1 else {
+            if count == 1 { try await send(datagram(0), to: destination) }
+            return
+        }
+        var envelopes: [AddressedEnvelope<ByteBuffer>] = []
+        envelopes.reserveCapacity(count)
+        for index in 0 ..< count {
+            let bytes = datagram(index)
+            var buffer = allocator.buffer(capacity: bytes.count)
+            buffer.writeBytes(bytes)
+            envelopes.append(AddressedEnvelope(remoteAddress: destination.socketAddress, data: buffer))
+        }
+        try await outbound.write(contentsOf: envelopes)
+    }
+
     /// Sends `bytes` to a destination resolved before.
     public func send(_ bytes: [UInt8], to destination: UDPDestination) async throws {
         try await outbound.write(AddressedEnvelope(remoteAddress: destination.socketAddress, data: allocator.buffer(bytes: bytes)))
