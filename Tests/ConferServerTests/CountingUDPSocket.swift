@@ -11,18 +11,11 @@ final class CountingUDPSocket {
         let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
         self.descriptor = descriptor
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
-        }
-        guard bound else {
+        guard let port = bindToLoopback(descriptor) else {
             _ = Glibc.close(descriptor)
             throw POSIXError(.EADDRINUSE)
         }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = port
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
     }
 
@@ -52,4 +45,16 @@ final class CountingUDPSocket {
     }
 
     func close() { _ = Glibc.close(descriptor) }
+}
+
+/// Binds `descriptor` to a free port on 127.0.0.1; the port, or nil.
+func bindToLoopback(_ descriptor: Int32) -> Int? {
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+    }
+    return bound ? Int(UInt16(bigEndian: address.sin_port)) : nil
 }
