@@ -21,7 +21,7 @@ ticks=$(getconf CLK_TCK)
 cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
 # Janus with its streaming plugin and HTTP API only, on a free port.
-lib=/usr/lib/x86_64-linux-gnu/janus
+lib=$(dirname "$(dirname "$(ls /usr/lib/*/janus/plugins/libjanus_streaming.so | head -1)")")
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 disabled=$(printf 'libjanus_%s.so,' audiobridge duktape echotest lua nosip recordplay sip textroom videocall videoroom voicemail)
 cat > "$work/janus.jcfg" <<EOF

@@ -5,13 +5,16 @@ import Testing
 /// of its own, in a folder of its own; its API spoken through curl. The reference SFU for
 /// fanning a composite out (DESIGN.md, "Beyond one machine").
 final class JanusServer {
-    /// Whether Janus, its recording converter and curl are installed (Scripts/install-deps).
-    static let isInstalled = ["janus", "janus-pp-rec", "curl"].allSatisfy { name in
+    /// Whether Janus with its streaming plugin, its recording converter and curl are
+    /// installed (Scripts/install-deps).
+    static let isInstalled = libraries != nil && ["janus", "janus-pp-rec", "curl"].allSatisfy { name in
         (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").contains {
             FileManager.default.isExecutableFile(atPath: "\($0)/\(name)")
         }
     }
-    static let libraries = "/usr/lib/x86_64-linux-gnu/janus"
+    /// Where Debian puts Janus's plugins on this machine's architecture.
+    static let libraries = ["x86_64-linux-gnu", "aarch64-linux-gnu"].map { "/usr/lib/\($0)/janus" }
+        .first { FileManager.default.fileExists(atPath: "\($0)/plugins/libjanus_streaming.so") }
 
     let directory: String
     let url: String
@@ -22,6 +25,7 @@ final class JanusServer {
     /// Starts Janus configured in `directory` and attaches to its streaming plugin.
     init(directory: String) async throws {
         self.directory = directory
+        let libraries = try #require(Self.libraries, "Janus's streaming plugin is installed")
         let port = try Self.freeTCPPort()
         url = "http://127.0.0.1:\(port)/janus"
         let disabled = ["audiobridge", "duktape", "echotest", "lua", "nosip", "recordplay", "sip", "textroom", "videocall",
@@ -30,10 +34,10 @@ final class JanusServer {
             "janus.jcfg": """
                 general: {
                     configs_folder = "\(directory)"
-                    plugins_folder = "\(Self.libraries)/plugins"
-                    transports_folder = "\(Self.libraries)/transports"
-                    events_folder = "\(Self.libraries)/events"
-                    loggers_folder = "\(Self.libraries)/loggers"
+                    plugins_folder = "\(libraries)/plugins"
+                    transports_folder = "\(libraries)/transports"
+                    events_folder = "\(libraries)/events"
+                    loggers_folder = "\(libraries)/loggers"
                     debug_level = 3
                 }
                 plugins: { disable = "\(disabled)" }
