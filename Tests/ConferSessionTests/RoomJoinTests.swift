@@ -93,6 +93,32 @@ import Testing
         #expect(h.refusals(olga) == [.wrongRole])
     }
 
+    /// An observer sends nothing, so its devices show off to everyone; it takes on the
+    /// devices it joined with when it becomes a participant (approved, or made one by an
+    /// administrator). One made an observer from a participant comes back with both off.
+    @Test func anObserversDevicesAreOffUntilItSends() throws {
+        var h = RoomHarness()
+        let host = h.join("host", .host)
+        let olga = h.join("olga", .observer, devices: DeviceStates(microphone: true, camera: false))
+        guard case .joined(let view) = h.take(olga).last else { Issue.record("olga not admitted"); return }
+        #expect(view.member("olga")?.devices == .off)
+        h.join("oscar", .observer)
+        let joined = h.events(host).compactMap { if case .memberJoined(let member) = $0 { member } else { nil } }
+        #expect(joined.map(\.devices) == [.off, .off], "the host sees both observers with nothing on")
+
+        h.send(.applyForParticipant, from: olga)
+        h.send(.answerApplication(identity: "olga", approve: true), from: host)
+        func devices(_ identity: String) -> DeviceStates? { h.room.members.first { $0.identity == identity }?.devices }
+        #expect(devices("olga") == DeviceStates(microphone: true, camera: false), "approved, she sends as she asked to join")
+        try h.administer(.setRole(identity: "oscar", role: .participant))
+        #expect(devices("oscar") == DeviceStates(), "no devices in his join: both on, as for a participant")
+
+        try h.administer(.setRole(identity: "olga", role: .observer))
+        #expect(devices("olga") == .off)
+        try h.administer(.setRole(identity: "olga", role: .participant))
+        #expect(devices("olga") == .off, "a demoted member's devices stay off until it turns them on")
+    }
+
     /// A member enters with the devices its join asks for: shown so to everyone from its
     /// first appearance, kept through approval, and kept (with what it changed since) when
     /// its connection resumes with another join.

@@ -19,6 +19,9 @@ public struct DeviceStates: Sendable, Codable, Hashable {
         self.camera = camera
     }
 
+    /// Both off: what an observer, who sends nothing, shows.
+    public static let off = DeviceStates(microphone: false, camera: false)
+
     /// The state of one device.
     public subscript(device: MediaDevice) -> Bool {
         get { device == .microphone ? microphone : camera }

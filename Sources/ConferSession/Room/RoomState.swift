@@ -14,6 +14,10 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
         var offlineSince: SessionTime?
         var tokenExpiry: SessionTime
         var grant: MediaGrant?
+        /// The devices an observer asked to enter with: off while it only watches, they are
+        /// its devices once it becomes a participant. Nil for an observer that was a
+        /// participant, whose devices stay off when it sends again until it turns them on.
+        var devicesWhenSending: DeviceStates? = nil
     }
 
     /// A join request with the connection waiting on it.
@@ -132,7 +136,8 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
     /// request to the host. A second join with an identity already in the room (or waiting)
     /// takes its place, ending the first session with `duplicateIdentity`. A host or a
     /// participant enters with `devices` (both on when nil); a member resuming keeps the
-    /// states it has in the room, and an observer has none to set.
+    /// states it has in the room. An observer's are off while it watches; it takes on
+    /// `devices` when it becomes a participant.
     public mutating func join(_ claims: TokenClaims, devices: DeviceStates? = nil, on address: SessionAddress,
                               at now: SessionTime) -> [RoomEffect] {
         var effects: [RoomEffect] = []
@@ -178,7 +183,8 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
         case .observer:
             effects.append(.send(address, welcome(claims.identity, .observer, now)))
             effects += admit(identity: claims.identity, name: claims.name, role: .observer, address: address, tokenExpiry: expiry,
-                             devices: DeviceStates(), at: now)
+                             devices: .off, at: now)
+            seats[seats.count - 1].devicesWhenSending = devices ?? DeviceStates()
         case .participant:
             if isFull { return refuse(.roomFull) }
             if waiting.count + applications.count >= rules.maximumPendingRequests { return refuse(.tooManyRequests) }
@@ -345,7 +351,7 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
             let outcome: JoinRequestOutcome = !approve ? .declined : isFull ? .roomFull : .approved
             var effects = applicationEnded(at: target, outcome: outcome)
             if outcome == .approved {
-                seats[target].member.role = .participant
+                becomeParticipant(at: target)
                 effects += broadcast(.memberUpdated(seats[target].member))
             }
             return effects
@@ -520,11 +526,12 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
             }
             if current == .host { throw .wrongRole } // hand the host role to someone instead
             if role == .participant, isFull { throw .roomFull }
-            seats[index].member.role = role
             if role == .observer {
-                seats[index].member.devices = DeviceStates(microphone: false, camera: false)
+                seats[index].member.role = role
+                seats[index].member.devices = .off
                 return broadcast(.memberUpdated(seats[index].member)) + withdrawDeviceRequests(of: identity)
             }
+            becomeParticipant(at: index)
             var effects = broadcast(.memberUpdated(seats[index].member))
             if let application = applications.firstIndex(where: { $0.identity == identity }) {
                 // The administrator's word answers the observer's application: it ends approved,
@@ -534,6 +541,13 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
             }
             return effects
         }
+    }
+
+    /// Makes the observer at `index` a participant, with the devices it asked to enter with.
+    private mutating func becomeParticipant(at index: Int) {
+        seats[index].member.role = .participant
+        if let devices = seats[index].devicesWhenSending { seats[index].member.devices = devices }
+        seats[index].devicesWhenSending = nil
     }
 
     /// Tells the observer at `index` and the host that its application ended with `outcome`.
