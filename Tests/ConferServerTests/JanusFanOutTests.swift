@@ -77,6 +77,60 @@ struct JanusFanOutTests {
         #expect(samples >= 48_000 * 2, "Janus took about 3 s of the mix: \(samples) samples")
         #expect((energy / Double(max(samples * audio.channels, 1))).squareRoot() > 0.01, "alice's voice in the mix")
     }
+
+    /// A viewer who starts watching mid-meeting gets a picture at once: Janus asks for a
+    /// keyframe on the video's RTCP port (a PLI, as the viewer starts), which the host
+    /// latched with its sender reports, and the host encodes the composite's next frame as
+    /// one. The viewer is a WebRTC peer as a browser is (aiortc: ICE, DTLS-SRTP), and Janus
+    /// keeps no keyframe for new viewers here, so nothing else could give it the picture:
+    /// without `--forward-video-rtcp` it decodes nothing in those seconds.
+    @Test(.enabled(if: JanusServer.hasViewer, "needs python3-aiortc (Scripts/install-deps installs it)"))
+    func aViewerWhoStartsWatchingGetsAKeyframeAskedForOverRTCP() async throws {
+        let directory = NSTemporaryDirectory() + "confer-janus-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let janus = try await JanusServer(directory: directory)
+        let created = try await janus.streaming(["request": "create", "type": "rtp", "id": 78, "media": [
+            ["type": "video", "mid": "v", "port": 0, "rtcpport": 0, "pt": 96, "codec": "vp8"],
+            ["type": "audio", "mid": "a", "port": 0, "pt": 111, "codec": "opus"],
+        ]])
+        let ports = try #require((created["stream"] as? [String: Any])?["ports"] as? [[String: Any]], "\(created)")
+        let video = try #require(ports.first { $0["type"] as? String == "video" })
+        let (videoPort, rtcpPort) = (try #require(video["port"] as? Int), try #require(video["rtcp_port"] as? Int, "\(video)"))
+        let audioPort = try #require(ports.first { $0["type"] as? String == "audio" }?["port"] as? Int)
+
+        let server = try await TestServer()
+        let host = try server.member("host", token: try await server.token("boss", role: "host"),
+                                     ["--approve", "all", "--json", "--size", "320x180", "--fps", "15",
+                                      "--forward-video", "127.0.0.1:\(videoPort)", "--forward-video-rtcp", "127.0.0.1:\(rtcpPort)",
+                                      "--forward-audio", "127.0.0.1:\(audioPort)"])
+        #expect(await host.wait(upTo: 20) { $0.stderr.contains("joined") }, "host: \(host.stderr)")
+        let alice = try server.member("join", token: try await server.token("alice"), ["--json", "--duration", "9", "--camera-size", "160x90"])
+        // Alice's join had its keyframe long before the viewer comes.
+        try await Task.sleep(for: .seconds(4))
+        let watched = try await janus.watch(78, seconds: 3, y4m: "\(directory)/last.y4m")
+        #expect(await alice.exitStatus() == 0, "alice: \(alice.stderr)")
+        host.signal(SIGINT)
+        #expect(await host.exitStatus() == 0, "host: \(host.stderr)")
+        await janus.stop()
+        await server.stop()
+
+        let frames = watched["frames"] as? Int ?? 0
+        #expect(frames >= 25, "3 s at 15 fps, from the first frame on: \(watched)")
+        let first = try #require(watched["firstFrameSeconds"] as? Double, "a picture came: \(watched)")
+        #expect(first < 1.0, "the keyframe asked for comes within a second of the answer: \(first) s")
+        #expect(watched["sizes"] as? [String] == ["320x180"])
+        #expect((watched["audioFrames"] as? Int ?? 0) >= 50, "the mix too: \(watched)")
+        let slot = try #require((try JSONSerialization.jsonObject(with: Data(alice.stdout.utf8)) as? [String: Any])?["slot"] as? Int)
+        let last = try #require(try MediaProcessTests().frames("\(directory)/last.y4m").last)
+        #expect(MediaProcessTests().coverage(of: TestPalette.color(at: slot - 1), in: last) > 0.02, "alice's tile in what the viewer saw")
+
+        let hostReport = try #require(try JSONSerialization.jsonObject(with: Data(host.stdout.utf8)) as? [String: Any])
+        let figures = try #require((hostReport["media"] as? [String: Any])?["figures"] as? [String: Any])
+        #expect((figures["forwardKeyframeRequests"] as? Int ?? 0) >= 1, "Janus's PLI reached the host: \(figures)")
+        #expect((figures["forwardReportsSent"] as? Int ?? 0) >= 5, "a sender report a second: \(figures)")
+        #expect(figures["forwardFeedbackDropped"] as? Int == 0)
+    }
 }
 
 /// Whether FFmpeg's command-line tool is installed.

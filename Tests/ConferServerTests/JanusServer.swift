@@ -69,6 +69,33 @@ final class JanusServer {
         return try #require((reply["plugindata"] as? [String: Any])?["data"] as? [String: Any], "\(reply)")
     }
 
+    /// Whether `Scripts/janus-viewer` can run: Debian's python3 with aiortc (Scripts/install-deps).
+    static let hasViewer: Bool = {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") else { return false }
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        probe.arguments = ["-c", "import aiortc"]
+        probe.standardOutput = FileHandle.nullDevice
+        probe.standardError = FileHandle.nullDevice
+        guard (try? probe.run()) != nil else { return false }
+        probe.waitUntilExit()
+        return probe.terminationStatus == 0
+    }()
+
+    /// The repository's `Scripts/janus-viewer`: a WebRTC viewer (aiortc) of a mountpoint.
+    static let viewerScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Scripts/janus-viewer").path
+
+    /// Watches `mountpoint` over WebRTC, as a browser would, for `seconds` after answering
+    /// Janus's offer: what the viewer decoded (frames, firstFrameSeconds, sizes, audioFrames),
+    /// with the last picture written to `y4m`.
+    func watch(_ mountpoint: Int, seconds: Double, y4m: String) async throws -> [String: Any] {
+        let viewer = try ConferProcess(executable: Self.viewerScript, [url, "\(mountpoint)", "\(seconds)", "--y4m", y4m])
+        let status = await viewer.exitStatus(timeout: seconds + 30)
+        #expect(status == 0, "janus-viewer: \(viewer.stderr)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(viewer.stdout.utf8)) as? [String: Any], "\(viewer.stdout)")
+    }
+
     /// Stops Janus: its session ended first, then a SIGINT; killed if it lingers (what it
     /// recorded is on disk once a recording is stopped).
     func stop() async {

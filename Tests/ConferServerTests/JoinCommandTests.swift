@@ -43,7 +43,18 @@ import Testing
         let forward = try #require(try host.mediaOptions().forward)
         #expect(forward.video == UDPAddress(host: "127.0.0.1", port: 10000) && forward.audio == UDPAddress(host: "127.0.0.1", port: 10001))
         #expect(try HostCommand.parse(Self.member).mediaOptions().forward == nil)
+        #expect(forward.videoRTCP == nil && forward.audioRTCP == nil)
+        let withRTCP = try #require(try HostCommand.parse(Self.member + [
+            "--forward-video", "127.0.0.1:10000", "--forward-video-rtcp", "127.0.0.1:10001",
+            "--forward-audio", "127.0.0.1:10002", "--forward-audio-rtcp", "127.0.0.1:10003",
+        ]).mediaOptions().forward)
+        #expect(withRTCP.videoRTCP == UDPAddress(host: "127.0.0.1", port: 10001) && withRTCP.audioRTCP == UDPAddress(host: "127.0.0.1", port: 10003))
         for (arguments, message) in [(["--forward-audio", "127.0.0.1:10001"], "--forward-audio goes with --forward-video"),
+                                     (["--forward-video-rtcp", "127.0.0.1:10001"], "--forward-video-rtcp goes with --forward-video"),
+                                     (["--forward-video", "127.0.0.1:9", "--forward-audio-rtcp", "127.0.0.1:10003"],
+                                      "--forward-audio-rtcp goes with --forward-audio"),
+                                     (["--forward-video", "127.0.0.1:9", "--forward-video-rtcp", "127.0.0.1"],
+                                      "--forward-video-rtcp must be HOST:PORT with a port from 1 to 65535 (got 127.0.0.1)"),
                                      (["--forward-video", "127.0.0.1"], "--forward-video must be HOST:PORT with a port from 1 to 65535 (got 127.0.0.1)"),
                                      (["--forward-video", "127.0.0.1:0"], "--forward-video must be HOST:PORT with a port from 1 to 65535 (got 127.0.0.1:0)"),
                                      (["--forward-video", "127.0.0.1:9", "--no-media"], "--no-media sends nothing to forward: leave out --forward-video")] {

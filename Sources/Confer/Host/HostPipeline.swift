@@ -300,6 +300,14 @@ public final class HostPipeline {
         video.requestKeyframe(of: downlink.layers.currentStream, promptly: true)
     }
 
+    /// Asks for a keyframe of the composite for a receiver outside the meeting (the SFU a
+    /// forward of ``compositeHandler``'s frames goes to, for a viewer who starts watching or
+    /// lost its picture): through the keyframe throttle, as a participant's PLI is.
+    public func requestCompositeKeyframe(at now: Timestamp) {
+        advanceClock(to: now)
+        video.requestKeyframe(of: 0)
+    }
+
     /// Mutes or unmutes participant `id`'s video on the canvas (muted shows the placeholder).
     public func setVideoMuted(_ muted: Bool, for id: ParticipantID) {
         guard let index = participantIndex[id] else { return }

@@ -23,8 +23,12 @@ struct HostCommand: AsyncParsableCommand {
           confer host --server http://127.0.0.1:7880 --token "$HOST_TOKEN" --approve manual --commands
         --forward-video (and --forward-audio) send a plain-RTP copy of the composite (and of the whole mix, \
         payload types 96 and 111) for an audience outside the meeting: to a Janus streaming mountpoint of type \
-        rtp, say, which fans it out. It is not encrypted: send it on loopback or a network you trust.
-          confer host … --approve all --forward-video 127.0.0.1:10000 --forward-audio 127.0.0.1:10001
+        rtp, say, which fans it out. It is not encrypted: send it on loopback or a network you trust. \
+        --forward-video-rtcp names the mountpoint's RTCP port for the video (Janus: rtcpport): the host sends \
+        sender reports there, and a viewer who starts watching gets a keyframe at once, asked for from there; \
+        --forward-audio-rtcp takes the audio's reports.
+          confer host … --approve all --forward-video 127.0.0.1:10000 --forward-video-rtcp 127.0.0.1:10001 \
+            --forward-audio 127.0.0.1:10002
         """)
 
     @OptionGroup var member: MemberOptions
@@ -54,6 +58,10 @@ struct HostCommand: AsyncParsableCommand {
     var forwardVideo: String?
     @Option(help: "HOST:PORT to send a plain-RTP copy of the whole mix to (Opus, payload type 111); needs --forward-video.")
     var forwardAudio: String?
+    @Option(help: "HOST:PORT of the forward's video RTCP (Janus: rtcpport): sender reports go there, keyframe requests come from there.")
+    var forwardVideoRtcp: String?
+    @Option(help: "HOST:PORT of the forward's audio RTCP: sender reports for the mix go there; needs --forward-audio.")
+    var forwardAudioRtcp: String?
 
     func validate() throws {
         if approve == .manual, !member.commands {
@@ -66,12 +74,15 @@ struct HostCommand: AsyncParsableCommand {
             }
         }
         if !(fps > 0 && fps <= 60) { throw ValidationError("--fps must be between 0 and 60") }
-        for (name, value) in [("--forward-video", forwardVideo), ("--forward-audio", forwardAudio)] {
+        for (name, value) in [("--forward-video", forwardVideo), ("--forward-audio", forwardAudio),
+                              ("--forward-video-rtcp", forwardVideoRtcp), ("--forward-audio-rtcp", forwardAudioRtcp)] {
             if let value, UDPAddress(parsing: value).map({ (1 ... 65535).contains($0.port) }) != true {
                 throw ValidationError("\(name) must be HOST:PORT with a port from 1 to 65535 (got \(value))")
             }
         }
         if forwardAudio != nil, forwardVideo == nil { throw ValidationError("--forward-audio goes with --forward-video") }
+        if forwardVideoRtcp != nil, forwardVideo == nil { throw ValidationError("--forward-video-rtcp goes with --forward-video") }
+        if forwardAudioRtcp != nil, forwardAudio == nil { throw ValidationError("--forward-audio-rtcp goes with --forward-audio") }
         if noMedia, forwardVideo != nil { throw ValidationError("--no-media sends nothing to forward: leave out --forward-video") }
         if !(1 ... 3).contains(temporalLayers) { throw ValidationError("--temporal-layers \(temporalLayers) is outside 1…3") }
         if temporalLayers > 1 && codec == .h264 {
@@ -94,7 +105,9 @@ struct HostCommand: AsyncParsableCommand {
         options.temporalLayers = temporalLayers
         options.compositeOutput = output
         if let video = forwardVideo.flatMap(UDPAddress.init(parsing:)) {
-            options.forward = LiveForwardTarget(video: video, audio: forwardAudio.flatMap(UDPAddress.init(parsing:)))
+            options.forward = LiveForwardTarget(video: video, audio: forwardAudio.flatMap(UDPAddress.init(parsing:)),
+                                                videoRTCP: forwardVideoRtcp.flatMap(UDPAddress.init(parsing:)),
+                                                audioRTCP: forwardAudioRtcp.flatMap(UDPAddress.init(parsing:)))
         }
         options.layout = try MixLayout(argument: layout).kind(participants: [])
         return options

@@ -48,6 +48,14 @@ struct MemberMediaReport: Codable, Sendable {
             amiss.append("dropped \(figures.datagramsFromUnknownAddresses) datagrams from addresses no member announced")
         }
         if !amiss.isEmpty { lines.append("consent: " + amiss.joined(separator: "; ")) }
+        if figures.packetsForwarded > 0 || figures.forwardReportsSent > 0 {
+            var forward = "forward: sent \(figures.packetsForwarded) packets (\(figures.bytesForwarded / 1000) kB)"
+            if figures.forwardReportsSent > 0 {
+                forward += ", \(figures.forwardReportsSent) sender reports; \(figures.forwardKeyframeRequests) keyframe requests came back"
+            }
+            if figures.forwardFeedbackDropped > 0 { forward += "; dropped \(figures.forwardFeedbackDropped) datagrams that were not RTCP" }
+            lines.append(forward)
+        }
         return lines
     }
 }

@@ -79,6 +79,13 @@ public final class LiveMeetingControl: Sendable {
         public var packetsForwarded = 0
         /// The host: bytes of those packets.
         public var bytesForwarded = 0
+        /// The host: sender reports sent to the forward's RTCP ports since the start.
+        public var forwardReportsSent = 0
+        /// The host: keyframe requests for the composite (PLI, new FIR) from the forward's
+        /// SFU since the start: Janus sends one as a viewer starts watching.
+        public var forwardKeyframeRequests = 0
+        /// The host: datagrams from the forward's RTCP ports that were not RTCP, dropped.
+        public var forwardFeedbackDropped = 0
         /// Consent challenges sent since the start (the host: to every member together).
         public var consentChallengesSent = 0
         /// Times consent was given since the start: by each member's address, for the host.

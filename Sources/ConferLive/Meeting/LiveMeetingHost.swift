@@ -95,7 +95,7 @@ public enum LiveMeetingHost {
     }
 
     final class Session {
-        let clock = WallClock()
+        let clock: WallClock
         let pool = UDPBufferPool(capacity: 256)
         private let control: LiveMeetingControl
         private let host: HostPipeline
@@ -125,7 +125,12 @@ public enum LiveMeetingHost {
 
         init(configuration: LiveMeetingHostConfiguration, control: LiveMeetingControl) throws {
             self.control = control
+            let clock = WallClock()
+            self.clock = clock
             var host = configuration.plan.hostConfiguration
+            // Sender reports in wall-clock time: what a member's player or a forward's SFU
+            // can line up with other senders' streams.
+            host.ntpClock = .wallClock(clock)
             if let layout = configuration.layout { host.layout = layout }
             host.maximumBitrate = configuration.maximumBitrate
             host.minimumBitrate = min(host.minimumBitrate, configuration.maximumBitrate)
@@ -145,7 +150,7 @@ public enum LiveMeetingHost {
                 composite = file
             }
             if let target = configuration.forward {
-                forward = try LiveForward(target, codec: configuration.plan.codec, seed: host.seed)
+                forward = try LiveForward(target, codec: configuration.plan.codec, seed: host.seed, ntpClock: host.ntpClock)
             }
             let (file, forward) = (composite, forward)
             if file != nil || forward != nil {
@@ -176,13 +181,15 @@ public enum LiveMeetingHost {
                     } else if moving {
                         unknownDatagrams += 1
                     }
+                } else if let forward, forward.isFeedbackSource(datagram.source) {
+                    if datagram.bytes.withUnsafeBytes({ forward.takeFeedback($0) }) { host.requestCompositeKeyframe(at: arrival) }
                 } else {
                     unknownDatagrams += 1
                 }
                 pool.recycle(datagram.bytes)
             }
             if let due = host.nextPollTime, due <= now { try host.poll(at: now) }
-            await forward?.flush(on: socket)
+            await forward?.flush(on: socket, at: now)
             if nextFigures <= now {
                 control.publish(figures())
                 nextFigures = nextFigures + .seconds(1)
@@ -380,6 +387,9 @@ public enum LiveMeetingHost {
             figures.membersMoved = moves
             figures.packetsForwarded = forward?.packetsSent ?? 0
             figures.bytesForwarded = forward?.bytesSent ?? 0
+            figures.forwardReportsSent = forward?.reportsSent ?? 0
+            figures.forwardKeyframeRequests = forward?.keyframeRequests ?? 0
+            figures.forwardFeedbackDropped = forward?.feedbackDropped ?? 0
             for member in members.values { Self.add(member, to: &figures) }
             figures.speaking = statistics.activeSpeaker != nil
             figures.seconds = now.seconds

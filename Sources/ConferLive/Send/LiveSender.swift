@@ -70,7 +70,7 @@ public enum LiveSender {
         var report = try await UDPSocket.withSocket(bindingTo: UDPAddress(host: bindHost, port: 0)) { socket in
             let session = try LiveSenderSession(
                 source: source, options: options, ssrc: ssrc, rtxSSRC: rtxSSRC, seed: random.next(),
-                destination: destination, control: control, clock: clock, unixTimeNow: unixTimeNow())
+                destination: destination, control: control, clock: clock, ntpClock: .wallClock(clock))
             var secondsReported = 0
             _ = try await RealtimeLoop.run(socket: socket, clock: clock, pool: session.pool) { event, now in
                 if stopRequested() { session.endMedia() }
@@ -86,13 +86,6 @@ public enum LiveSender {
         }
         report.wallSeconds = (ContinuousClock.now - wallStart).seconds
         return report
-    }
-
-    /// The time since the Unix epoch, for the NTP time in sender reports.
-    private static func unixTimeNow() -> TimeDelta {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return TimeDelta(microseconds: Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000)
     }
 
     private static func writeText(_ text: String, to path: String) throws {

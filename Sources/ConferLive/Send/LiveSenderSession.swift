@@ -46,7 +46,7 @@ final class LiveSenderSession<Clock: MediaClock> {
     var secondsSent: Int { timeline.count }
 
     init(source: LiveSenderSource, options: LiveSenderOptions, ssrc: UInt32, rtxSSRC: UInt32, seed: UInt64,
-         destination: UDPDestination, control: UDPDestination?, clock: Clock, unixTimeNow: TimeDelta) throws {
+         destination: UDPDestination, control: UDPDestination?, clock: Clock, ntpClock: NTPClockMapping) throws {
         self.source = source
         self.options = options
         self.clock = clock
@@ -65,7 +65,7 @@ final class LiveSenderSession<Clock: MediaClock> {
             // peer gets no padding packets it would not know what to do with.
             probesBandwidth: video && startBitrate < ceiling, paces: video && options.paces && options.isPaced && options.packetSpread <= .zero,
             cname: String(options.cname.utf8.prefix(255)) ?? "confer",
-            ntpClock: NTPClockMapping(unixTimeAtZero: unixTimeNow - (clock.now - .zero)), srtpKey: options.srtpKey, seed: seed)
+            ntpClock: ntpClock, srtpKey: options.srtpKey, seed: seed)
         switch source.kind {
         case .audio:
             let bitrate = (options.bitrateKbps ?? (source.channels == 2 ? 64 : 32)) * 1000
