@@ -20,27 +20,10 @@ trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$work"' EXIT
 ticks=$(getconf CLK_TCK)
 cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
-# Janus with its streaming plugin and HTTP API only, on a free port.
-lib=$(dirname "$(dirname "$(ls /usr/lib/*/janus/plugins/libjanus_streaming.so | head -1)")")
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-disabled=$(printf 'libjanus_%s.so,' audiobridge duktape echotest lua nosip recordplay sip textroom videocall videoroom voicemail)
-cat > "$work/janus.jcfg" <<EOF
-general: { configs_folder = "$work", plugins_folder = "$lib/plugins", transports_folder = "$lib/transports", events_folder = "$lib/events", loggers_folder = "$lib/loggers", debug_level = 3 }
-plugins: { disable = "${disabled%,}" }
-transports: { disable = "libjanus_mqtt.so,libjanus_nanomsg.so,libjanus_pfunix.so,libjanus_rabbitmq.so,libjanus_websockets.so" }
-EOF
-echo "general: { json = \"compact\", base_path = \"/janus\", http = true, port = $port, ip = \"127.0.0.1\" }" > "$work/janus.transport.http.jcfg"
-echo "general: { }" > "$work/janus.plugin.streaming.jcfg"
-janus -F "$work" -C "$work/janus.jcfg" -o > "$work/janus.log" 2>&1 &
-janus=$!
-pids+=("$janus")
-api=http://127.0.0.1:$port/janus
-for _ in $(seq 50); do curl -sf "$api/info" > /dev/null && break; sleep 0.1; done
-post() { curl -s -d "$2" "$1"; }
-session=$(post "$api" '{"janus":"create","transaction":"1"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["data"]["id"])')
-handle=$(post "$api/$session" '{"janus":"attach","plugin":"janus.plugin.streaming","transaction":"2"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["data"]["id"])')
-read -r video audio < <(post "$api/$session/$handle" '{"janus":"message","transaction":"3","body":{"request":"create","type":"rtp","id":1,"media":[{"type":"video","mid":"v","port":0,"pt":96,"codec":"vp8","videobufferkf":true},{"type":"audio","mid":"a","port":0,"pt":111,"codec":"opus"}]}}' \
-  | python3 -c 'import json,sys; p={x["type"]:x["port"] for x in json.load(sys.stdin)["plugindata"]["data"]["stream"]["ports"]}; print(p["video"], p["audio"])')
+source "$root/Benchmarks/peers/lib/janus.sh"
+janus_start
+read -r video audio < <(janus_create '[{"type":"video","mid":"v","port":0,"pt":96,"codec":"vp8","videobufferkf":true},{"type":"audio","mid":"a","port":0,"pt":111,"codec":"opus"}]' 1 \
+  | python3 -c 'import json,sys; p=json.load(sys.stdin); print(p["video"], p["audio"])')
 
 secret=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
 "$confer" serve --listen 127.0.0.1:0 --secret "$secret" --memory-db > "$work/url" 2>/dev/null &
