@@ -83,25 +83,29 @@ struct JanusFanOutTests {
     /// latched with its sender reports, and the host encodes the composite's next frame as
     /// one. The viewer is a WebRTC peer as a browser is (aiortc: ICE, DTLS-SRTP), and Janus
     /// keeps no keyframe for new viewers here, so nothing else could give it the picture:
-    /// without `--forward-video-rtcp` it decodes nothing in those seconds.
-    @Test(.enabled(if: JanusServer.hasViewer, "needs python3-aiortc (Scripts/install-deps installs it)"))
-    func aViewerWhoStartsWatchingGetsAKeyframeAskedForOverRTCP() async throws {
+    /// without `--forward-video-rtcp` it decodes nothing in those seconds. VP8 and H.264
+    /// (aiortc 1.4 has no VP9).
+    @Test(.enabled(if: JanusServer.hasViewer, "needs python3-aiortc (Scripts/install-deps installs it)"), arguments: ["vp8", "h264"])
+    func aViewerWhoStartsWatchingGetsAKeyframeAskedForOverRTCP(codec: String) async throws {
         let directory = NSTemporaryDirectory() + "confer-janus-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let janus = try await JanusServer(directory: directory)
+        var video: [String: Any] = ["type": "video", "mid": "v", "port": 0, "rtcpport": 0, "pt": 96, "codec": codec]
+        // What Confer's x264 sends: constrained baseline, FU-A fragments.
+        if codec == "h264" { video["fmtp"] = "profile-level-id=42e01f;packetization-mode=1" }
         let created = try await janus.streaming(["request": "create", "type": "rtp", "id": 78, "media": [
-            ["type": "video", "mid": "v", "port": 0, "rtcpport": 0, "pt": 96, "codec": "vp8"],
+            video,
             ["type": "audio", "mid": "a", "port": 0, "pt": 111, "codec": "opus"],
         ]])
         let ports = try #require((created["stream"] as? [String: Any])?["ports"] as? [[String: Any]], "\(created)")
-        let video = try #require(ports.first { $0["type"] as? String == "video" })
-        let (videoPort, rtcpPort) = (try #require(video["port"] as? Int), try #require(video["rtcp_port"] as? Int, "\(video)"))
+        let videoPorts = try #require(ports.first { $0["type"] as? String == "video" })
+        let (videoPort, rtcpPort) = (try #require(videoPorts["port"] as? Int), try #require(videoPorts["rtcp_port"] as? Int, "\(videoPorts)"))
         let audioPort = try #require(ports.first { $0["type"] as? String == "audio" }?["port"] as? Int)
 
         let server = try await TestServer()
         let host = try server.member("host", token: try await server.token("boss", role: "host"),
-                                     ["--approve", "all", "--json", "--size", "320x180", "--fps", "15",
+                                     ["--approve", "all", "--json", "--size", "320x180", "--fps", "15", "--codec", codec,
                                       "--forward-video", "127.0.0.1:\(videoPort)", "--forward-video-rtcp", "127.0.0.1:\(rtcpPort)",
                                       "--forward-audio", "127.0.0.1:\(audioPort)"])
         #expect(await host.wait(upTo: 20) { $0.stderr.contains("joined") }, "host: \(host.stderr)")
