@@ -11,13 +11,10 @@ public final class AnyVideoEncoder {
     ///
     /// `allowsFrameDropping` lets libvpx's rate control skip frames to hold the bitrate
     /// (x264 never drops); benchmarks turn it off so every frame is encoded.
-    /// `firstPictureID` is the 15-bit picture id of the first VP8 or VP9 frame (H.264 has none).
-    public init(codec: Codec, settings: VideoEncoderSettings, allowsFrameDropping: Bool = true,
-                firstPictureID: UInt16 = 0) throws {
+    public init(codec: Codec, settings: VideoEncoderSettings, allowsFrameDropping: Bool = true) throws {
         switch codec {
         case .vp8, .vp9:
-            box = ConcreteVideoEncoder(try VPXEncoder(codec: codec, settings: settings, allowsFrameDropping: allowsFrameDropping,
-                                                      firstPictureID: firstPictureID))
+            box = ConcreteVideoEncoder(try VPXEncoder(codec: codec, settings: settings, allowsFrameDropping: allowsFrameDropping))
         case .h264: box = ConcreteVideoEncoder(try X264Encoder(settings: settings))
         case .opus: throw CodecConfigurationError("opus is an audio codec; it cannot encode video")
         }

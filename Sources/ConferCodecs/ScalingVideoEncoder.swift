@@ -7,10 +7,8 @@ public import ConferMedia
 /// sharpness before frame rate on both.
 ///
 /// A size change replaces the encoder; the new one's first frame is a keyframe, which
-/// every receiver's decoder needs at a new size anyway, and its picture ids go on from the
-/// old one's (RFC 7741 and the VP9 payload format count them up through the stream, and
-/// receivers read a jump as lost or stale frames). Receivers scale what they decode to
-/// their views, so nothing else changes for them.
+/// every receiver's decoder needs at a new size anyway. Receivers scale what they decode
+/// to their views, so nothing else changes for them.
 public final class ScalingVideoEncoder {
     /// The full size and everything else the encoders are made with.
     public let settings: VideoEncoderSettings
@@ -31,8 +29,6 @@ public final class ScalingVideoEncoder {
     public private(set) var framesSkippedForFrameRate = 0
     /// The capture time of the last picture handed to the encoder.
     private var lastEncodedAt: Timestamp?
-    /// The picture id after the last encoded frame's (VP8, VP9), for a replacing encoder.
-    private var nextPictureID: UInt16 = 0
 
     /// An encoder for `settings` (its size is the full size, its bitrate the start),
     /// following the bitrate with a ladder when `adaptsResolution`; with
@@ -117,7 +113,7 @@ public final class ScalingVideoEncoder {
                 current.baseLayerShare = baseLayerShare
                 current.temporalLayers = temporalLayers
                 encoder = try Self.makeEncoder(codec: encoder.codec, settings: current, size: size, bitrate: bitrate,
-                                               allowsFrameDropping: allowsFrameDropping, firstPictureID: nextPictureID)
+                                               allowsFrameDropping: allowsFrameDropping)
                 pool = Self.pool(for: size, full: settings)
                 try encoder.setKeyframeSizeLimit(keyframeSizeLimit)
             }
@@ -131,24 +127,17 @@ public final class ScalingVideoEncoder {
             }
         }
         lastEncodedAt = frame.timestamp
-        let encoded: Bool
-        if let pool {
-            encoded = try encoder.encode(try scaler.scaled(frame, using: pool), into: &output)
-        } else {
-            encoded = try encoder.encode(frame, into: &output)
-        }
-        if encoded, let pictureID = output.vp8?.pictureID ?? output.vp9?.pictureID { nextPictureID = (pictureID &+ 1) & 0x7FFF }
-        return encoded
+        guard let pool else { return try encoder.encode(frame, into: &output) }
+        return try encoder.encode(try scaler.scaled(frame, using: pool), into: &output)
     }
 
     private static func makeEncoder(codec: Codec, settings: VideoEncoderSettings, size: (Int, Int), bitrate: Int,
-                                    allowsFrameDropping: Bool, firstPictureID: UInt16 = 0) throws -> AnyVideoEncoder {
+                                    allowsFrameDropping: Bool) throws -> AnyVideoEncoder {
         var sized = settings
         sized.width = size.0
         sized.height = size.1
         sized.bitrate = bitrate
-        return try AnyVideoEncoder(codec: codec, settings: sized, allowsFrameDropping: allowsFrameDropping,
-                                   firstPictureID: firstPictureID)
+        return try AnyVideoEncoder(codec: codec, settings: sized, allowsFrameDropping: allowsFrameDropping)
     }
 
     /// Frames for pictures scaled to `size`, or nil when that is the full size.

@@ -169,30 +169,6 @@ import Testing
         #expect(encoder.encodedFrameRate == 30 && encoder.sizeChanges == 0 && encoder.ladder?.switches == 1)
     }
 
-    /// A size change replaces the encoder, but not the stream: its picture ids count on
-    /// from the old encoder's, one a frame, as RFC 7741 and the VP9 format ask.
-    @Test(arguments: [Codec.vp8, .vp9]) func pictureIDsCountOnAcrossASizeChange(_ codec: Codec) throws {
-        let encoder = try ScalingVideoEncoder(
-            codec: codec, settings: VideoEncoderSettings(width: 640, height: 360, frameRate: 30, bitrate: 150_000, speed: -8,
-                                                        errorResilient: true))
-        var video = SyntheticVideo(width: 640, height: 360, noiseAmplitude: 4)
-        var output = EncodedFrame(codec: codec)
-        var pictureIDs: [Int] = [], keyframes: [Int] = []
-        for index in 0 ..< 75 {
-            if index == 30 { try encoder.setBitrate(600_000) }
-            let frame = video.frame(index)
-            guard try encoder.encode(frame, at: frame.timestamp, into: &output) else { continue }
-            let pictureID = try #require(codec == .vp8 ? output.vp8?.pictureID : output.vp9?.pictureID)
-            if output.isKeyframe { keyframes.append(pictureIDs.count) }
-            pictureIDs.append(Int(pictureID))
-        }
-        #expect(encoder.sizeChanges == 1)
-        #expect(keyframes.count == 2 && keyframes.first == 0, "the first frame and the new size's: \(keyframes)")
-        #expect(pictureIDs.count >= 70)
-        let steps = zip(pictureIDs, pictureIDs.dropFirst()).map { ($1 - $0 + 32_768) % 32_768 }
-        #expect(steps.allSatisfy { $0 == 1 }, "picture ids \(pictureIDs)")
-    }
-
     @Test func withoutTheLadderTheSizeIsFixed() throws {
         let (sizes, encoder) = try Self.run(bitrate: 150_000, later: 600_000, adapts: false)
         #expect(Set(sizes) == ["640x360"])
