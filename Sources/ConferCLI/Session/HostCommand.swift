@@ -3,9 +3,7 @@ import Foundation
 import ConferClient
 import ConferSession
 import ConferJobs
-import ConferLive
 import ConferMedia
-import ConferNet
 
 struct HostCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -27,8 +25,7 @@ struct HostCommand: AsyncParsableCommand {
         --forward-video-rtcp names the mountpoint's RTCP port for the video (Janus: rtcpport): the host sends \
         sender reports there, and a viewer who starts watching gets a keyframe at once, asked for from there; \
         --forward-audio-rtcp takes the audio's reports.
-          confer host … --approve all --forward-video 127.0.0.1:10000 --forward-video-rtcp 127.0.0.1:10001 \
-            --forward-audio 127.0.0.1:10002
+          confer host … --approve all --forward-video 127.0.0.1:10000 --forward-video-rtcp 127.0.0.1:10001 --forward-audio 127.0.0.1:10002
         """)
 
     @OptionGroup var member: MemberOptions
@@ -54,14 +51,7 @@ struct HostCommand: AsyncParsableCommand {
     var output: String?
     @Flag(help: "Signaling only: answer requests without compositing.")
     var noMedia = false
-    @Option(help: "HOST:PORT to send a plain-RTP copy of the composite to (payload type 96), for an SFU to fan out.")
-    var forwardVideo: String?
-    @Option(help: "HOST:PORT to send a plain-RTP copy of the whole mix to (Opus, payload type 111); needs --forward-video.")
-    var forwardAudio: String?
-    @Option(help: "HOST:PORT of the forward's video RTCP (Janus: rtcpport): sender reports go there, keyframe requests come from there.")
-    var forwardVideoRtcp: String?
-    @Option(help: "HOST:PORT of the forward's audio RTCP: sender reports for the mix go there; needs --forward-audio.")
-    var forwardAudioRtcp: String?
+    @OptionGroup var forward: ForwardOptions
 
     func validate() throws {
         if approve == .manual, !member.commands {
@@ -74,16 +64,7 @@ struct HostCommand: AsyncParsableCommand {
             }
         }
         if !(fps > 0 && fps <= 60) { throw ValidationError("--fps must be between 0 and 60") }
-        for (name, value) in [("--forward-video", forwardVideo), ("--forward-audio", forwardAudio),
-                              ("--forward-video-rtcp", forwardVideoRtcp), ("--forward-audio-rtcp", forwardAudioRtcp)] {
-            if let value, UDPAddress(parsing: value).map({ (1 ... 65535).contains($0.port) }) != true {
-                throw ValidationError("\(name) must be HOST:PORT with a port from 1 to 65535 (got \(value))")
-            }
-        }
-        if forwardAudio != nil, forwardVideo == nil { throw ValidationError("--forward-audio goes with --forward-video") }
-        if forwardVideoRtcp != nil, forwardVideo == nil { throw ValidationError("--forward-video-rtcp goes with --forward-video") }
-        if forwardAudioRtcp != nil, forwardAudio == nil { throw ValidationError("--forward-audio-rtcp goes with --forward-audio") }
-        if noMedia, forwardVideo != nil { throw ValidationError("--no-media sends nothing to forward: leave out --forward-video") }
+        if noMedia, forward.forwardVideo != nil { throw ValidationError("--no-media sends nothing to forward: leave out --forward-video") }
         if !(1 ... 3).contains(temporalLayers) { throw ValidationError("--temporal-layers \(temporalLayers) is outside 1…3") }
         if temporalLayers > 1 && codec == .h264 {
             throw ValidationError("--temporal-layers \(temporalLayers) needs --codec vp8 or vp9 (H.264 is encoded in one layer); "
@@ -104,11 +85,7 @@ struct HostCommand: AsyncParsableCommand {
         options.simulcast = !noSimulcast
         options.temporalLayers = temporalLayers
         options.compositeOutput = output
-        if let video = forwardVideo.flatMap(UDPAddress.init(parsing:)) {
-            options.forward = LiveForwardTarget(video: video, audio: forwardAudio.flatMap(UDPAddress.init(parsing:)),
-                                                videoRTCP: forwardVideoRtcp.flatMap(UDPAddress.init(parsing:)),
-                                                audioRTCP: forwardAudioRtcp.flatMap(UDPAddress.init(parsing:)))
-        }
+        options.forward = forward.target
         options.layout = try MixLayout(argument: layout).kind(participants: [])
         return options
     }
