@@ -10,7 +10,8 @@
 #   rtcp       --forward-video-rtcp too: Janus's PLI as the viewer starts reaches the host,
 #              whose next composite frame is a keyframe.
 # Prints one JSON line per viewer, then a line per setup: the first picture's time after the
-# viewer's answer (median and worst) and how many viewers saw nothing.
+# viewer's answer and after its first audio frame (the connection up), median and worst, and
+# how many viewers saw nothing.
 #
 #   Benchmarks/peers/janus-viewer.sh
 #   VIEWERS=10 WATCH=4 Benchmarks/peers/janus-viewer.sh
@@ -72,5 +73,11 @@ for setup in ["plain", "buffered", "rtcp"]:
     if times:
         summary["firstPictureMedianSeconds"] = round(statistics.median(times), 3)
         summary["firstPictureWorstSeconds"] = round(max(times), 3)
+        # After the first audio frame: the connection is up, what is left is the keyframe.
+        lags = [r["firstFrameSeconds"] - r["firstAudioSeconds"] for r in rows
+                if r["setup"] == setup and r["firstFrameSeconds"] is not None and r["firstAudioSeconds"] is not None]
+        if lags:
+            summary["afterAudioMedianSeconds"] = round(statistics.median(lags), 3)
+            summary["afterAudioWorstSeconds"] = round(max(lags), 3)
     print(json.dumps(summary))
 PY

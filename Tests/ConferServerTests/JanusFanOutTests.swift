@@ -122,7 +122,10 @@ struct JanusFanOutTests {
         let frames = watched["frames"] as? Int ?? 0
         #expect(frames >= 25, "3 s at 15 fps, from the first frame on: \(watched)")
         let first = try #require(watched["firstFrameSeconds"] as? Double, "a picture came: \(watched)")
-        #expect(first < 1.0, "the keyframe asked for comes within a second of the answer: \(first) s")
+        // Timed from the first audio frame: the connection (ICE, DTLS) takes what it takes,
+        // a second at times on a loaded machine; the keyframe is what is measured.
+        let connected = try #require(watched["firstAudioSeconds"] as? Double, "the mix came: \(watched)")
+        #expect(first - connected < 0.7, "the keyframe asked for comes soon after the connection: \(first) s, audio at \(connected) s")
         #expect(watched["sizes"] as? [String] == ["320x180"])
         #expect((watched["audioFrames"] as? Int ?? 0) >= 50, "the mix too: \(watched)")
         let slot = try #require((try JSONSerialization.jsonObject(with: Data(alice.stdout.utf8)) as? [String: Any])?["slot"] as? Int)
