@@ -155,19 +155,25 @@ final class LiveForward {
     /// Sends what is queued on `socket`, and empties the queues; at `now`, the sender
     /// reports when they are due.
     func flush(on socket: UDPSocket, at now: Timestamp) async {
-        for (queue, destination) in [(videoPackets, video), (audioPackets, audio)] {
-            guard let destination, !queue.isEmpty else { continue }
-            if (try? await socket.send(queue.count, to: destination, { queue[$0] })) != nil {
-                packetsSent += queue.count
-                bytesSent += (0 ..< queue.count).reduce(0) { $0 + queue[$1].count }
-            }
-            queue.removeAll()
-        }
+        // Each queue on its own: this runs at every turn of the host's loop, and a list of
+        // the two would be an array made each time.
+        await send(videoPackets, to: video, on: socket)
+        await send(audioPackets, to: audio, on: socket)
         guard videoRTCP != nil || audioRTCP != nil, nextReport.map({ now >= $0 }) ?? true else { return }
         nextReport = now + Self.reportInterval
         for report in reports(at: now) {
             if (try? await socket.send(report.bytes, to: report.destination)) != nil { reportsSent += 1 }
         }
+    }
+
+    /// Sends what `queue` holds to `destination` in one write, counts it, and empties it.
+    private func send(_ queue: DatagramQueue, to destination: UDPDestination?, on socket: UDPSocket) async {
+        guard let destination, !queue.isEmpty else { return }
+        if (try? await socket.send(queue.count, to: destination, { queue[$0] })) != nil {
+            packetsSent += queue.count
+            bytesSent += (0 ..< queue.count).reduce(0) { $0 + queue[$1].count }
+        }
+        queue.removeAll()
     }
 
     /// The sender reports due at `now`: SR and SDES CNAME (RFC 3550 §6.1: a compound
