@@ -21,7 +21,8 @@ public enum TokenSecretError: Error, Sendable, Hashable, CustomStringConvertible
 }
 
 /// Mints and verifies Confer's tokens: JWTs signed with HS256 over one shared secret, with
-/// the identity (`sub`), display name, room, role, `nbf` and `exp`.
+/// the identity (`sub`), display name, room, role, `nbf`, `exp` and, when the claims have
+/// it, `iat`.
 ///
 /// Verification checks the signature here and the claims with ``TokenClaims/check(room:at:)``
 /// at the caller's time, so the server's clock (or a test's) decides expiry.
@@ -72,6 +73,7 @@ public struct TokenIssuer: Sendable {
         var role: String
         var nbf: Int64
         var exp: Int64
+        var iat: Int64?
 
         init(_ claims: TokenClaims) {
             sub = claims.identity
@@ -80,11 +82,12 @@ public struct TokenIssuer: Sendable {
             role = claims.role.rawValue
             nbf = claims.notBefore
             exp = claims.expires
+            iat = claims.issuedAt
         }
 
         var claims: TokenClaims? {
             guard let role = MemberRole(rawValue: role) else { return nil }
-            return TokenClaims(identity: sub, name: name, room: room, role: role, notBefore: nbf, expires: exp)
+            return TokenClaims(identity: sub, name: name, room: room, role: role, notBefore: nbf, expires: exp, issuedAt: iat)
         }
 
         func verify(using algorithm: some JWTAlgorithm) async throws {}

@@ -71,7 +71,8 @@ struct SignalingProcessTests {
         let server = try await TestServer()
         let host = try server.member("host", token: try await server.token("boss", role: "host"), ["--no-media", "--approve", "all", "--events"])
         #expect(await host.wait(upTo: 20) { $0.eventNames.contains("joined") })
-        let alice = try server.member("join", token: try await server.token("alice"), ["--no-media", "--events"])
+        let alicesToken = try await server.token("alice")
+        let alice = try server.member("join", token: alicesToken, ["--no-media", "--events"])
         let bob = try server.member("join", token: try await server.token("bob", role: "observer"), ["--no-media", "--events"])
         for member in [alice, bob] { #expect(await member.wait(upTo: 20) { $0.eventNames.contains("joined") }) }
         // For people: an observer's devices are not "on" or "off" but absent.
@@ -92,10 +93,22 @@ struct SignalingProcessTests {
         let identities = (snapshot["members"] as? [[String: Any]])?.compactMap { $0["identity"] as? String }
         #expect(identities == ["boss", "bob"])
 
+        // Kicked, alice cannot come straight back with the token she holds: refused (status 3)
+        // with the reason, and the host, who approves all, is asked nothing.
+        let back = try server.member("join", token: alicesToken, ["--no-media", "--events"])
+        #expect(await back.exitStatus(timeout: 10) == 3)
+        #expect(back.stderr.contains("kicked") && back.stderr.contains("minted since"), "\(back.stderr)")
+        // A token minted after the kick's second admits her again, through the host's approval.
+        try await Task.sleep(for: .milliseconds(1100))
+        let readmitted = try server.member("join", token: try await server.token("alice"), ["--no-media", "--events"])
+        #expect(await readmitted.wait(upTo: 20) { $0.eventNames.contains("joined") }, "\(readmitted.stderr)")
+        #expect(host.events.filter { $0["event"] as? String == "joinRequested" }.count == 2, "her first join and this one")
+
         let close = try await server.rooms(["close", "room"])
         #expect(close.status == 0)
         #expect(await bob.exitStatus(timeout: 5) == 4)
         #expect(await host.exitStatus(timeout: 5) == 4)
+        #expect(await readmitted.exitStatus(timeout: 5) == 4)
         #expect(bob.stderr.contains("roomClosed") && host.stderr.contains("roomClosed"))
         let listed = try await server.rooms(["list", "--json"])
         #expect(listed.output.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")

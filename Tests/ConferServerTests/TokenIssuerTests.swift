@@ -21,8 +21,9 @@ import Testing
         var payload = String(parts[1]).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while payload.count % 4 != 0 { payload += "=" }
         let json = String(decoding: try #require(Data(base64Encoded: payload)), as: UTF8.self)
-        #expect(json == #"{"exp":1795937960,"name":"Alice","nbf":1795934360,"role":"host","room":"standup","sub":"alice"}"#)
-        #expect(try await second.verify(token, room: "standup", at: now) == claims)
+        #expect(json == #"{"exp":1795937960,"iat":1795934360,"name":"Alice","nbf":1795934360,"role":"host","room":"standup","sub":"alice"}"#)
+        let verified = try await second.verify(token, room: "standup", at: now)
+        #expect(verified == claims && verified.issuedAt == 1_795_934_360)
     }
 
     /// Each way a token is refused, and a token an application signed to last for ever.
@@ -41,7 +42,9 @@ import Testing
 
         let forever = TokenClaims(identity: "carol", name: "Carol", room: "standup", role: .host, notBefore: 0, expires: .max)
         let verified = try await issuer.verify(issuer.sign(forever), room: "standup", at: now)
+        // Signed without `iat`, as an application may: none comes back, and it dates from `nbf`.
         #expect(verified == forever && verified.expiry == SessionTime(milliseconds: .max))
+        #expect(verified.issuedAt == nil && verified.issued == 0)
         await #expect(throws: TokenSecretError.tooShort(bytes: 5)) { try await TokenIssuer(secret: "short") }
     }
 }

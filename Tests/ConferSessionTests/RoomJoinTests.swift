@@ -197,14 +197,96 @@ import Testing
         #expect(h.room.members.isEmpty)
     }
 
-    @Test func aKickedMemberWhoRejoinsAsksTheHostAgain() {
+    /// A kicked member's client cannot come straight back with the token it holds; a token
+    /// minted after the kick asks the host again, as anyone's join does.
+    @Test func aKickedMembersTokenNoLongerAdmitsItButANewOneAsksTheHostAgain() {
         var h = RoomHarness()
-        let (host, members) = h.meeting(participants: ["alice"])
+        let (host, members) = h.meeting(participants: ["alice", "bob"])
+        let held = h.claims("alice", .participant)
+        let heldHostToken = h.claims("alice", .host)
         h.send(.kick(identity: "alice"), from: host)
         #expect(h.ended[members[0]] == .kicked)
         h.clear()
+        // In the kick's own second even a token minted now may be older than the kick.
+        let sameSecond = h.join("alice", .participant)
+        #expect(h.refusals(sameSecond) == [.kicked])
+        #expect(h.ended[sameSecond] == .refused)
+        // Two seconds on, the token it held is still refused, and so is any other from before
+        // the kick, a host token among them; nobody else is concerned.
+        h.advance(.seconds(2))
+        let withHeld = SessionAddress(identity: "alice", connection: 900)
+        h.apply(h.room.join(held, on: withHeld, at: h.now))
+        #expect(h.refusals(withHeld) == [.kicked])
+        let asHost = SessionAddress(identity: "alice", connection: 901)
+        h.apply(h.room.join(heldHostToken, on: asHost, at: h.now))
+        #expect(h.refusals(asHost) == [.kicked])
+        #expect(h.events(host).isEmpty, "the host is asked nothing")
+        #expect(h.room.members.map(\.identity) == ["host", "bob"] && h.room.joinRequests.isEmpty)
+        let carol = h.join("carol", .participant)
+        #expect(h.room.joinRequests.map(\.identity) == ["carol"] && h.ended[carol] == nil)
+        // A token minted since: a join request like anyone's.
         let again = h.join("alice", .participant)
-        guard case .waiting = h.take(again).last else { Issue.record("rejoin was not a request"); return }
+        guard case .waiting = h.take(again).last else { Issue.record("the new token's join was not a request"); return }
         #expect(h.events(host).contains { if case .joinRequested(let r) = $0 { r.identity == "alice" } else { false } })
+        // Admitted and kicked again, its newer token is refused in turn.
+        h.send(.approve(identity: "alice"), from: host)
+        let newer = h.claims("alice", .participant)
+        h.send(.kick(identity: "alice"), from: host)
+        #expect(h.ended[again] == .kicked)
+        h.advance(.seconds(1))
+        let withNewer = SessionAddress(identity: "alice", connection: 902)
+        h.apply(h.room.join(newer, on: withNewer, at: h.now))
+        #expect(h.refusals(withNewer) == [.kicked])
+    }
+
+    /// An administrator's kick is remembered as the host's is; a token that does not say when
+    /// it was minted dates from its `nbf`.
+    @Test func anAdministratorsKickIsRememberedAndATokenWithoutIssueTimeDatesFromItsStart() throws {
+        var h = RoomHarness()
+        let (_, members) = h.meeting(participants: ["alice"])
+        let watcher = h.join("olga", .observer)
+        h.clear()
+        try h.administer(.kick(identity: "olga"))
+        #expect(h.ended[watcher] == .kicked)
+        h.advance(.seconds(3))
+        let second = h.now.wholeSeconds
+        func token(notBefore: Int64) -> TokenClaims {
+            TokenClaims(identity: "olga", name: "Olga", room: "room", role: .observer, notBefore: notBefore, expires: second + 600)
+        }
+        let before = SessionAddress(identity: "olga", connection: 800)
+        h.apply(h.room.join(token(notBefore: second - 3), on: before, at: h.now))
+        #expect(h.refusals(before) == [.kicked])
+        let since = SessionAddress(identity: "olga", connection: 801)
+        h.apply(h.room.join(token(notBefore: second - 1), on: since, at: h.now))
+        #expect(h.refusals(since).isEmpty && h.ended[since] == nil)
+        #expect(h.room.members.map(\.identity).contains("olga"))
+        #expect(h.ended[members[0]] == nil)
+    }
+
+    /// A room remembers a bounded number of kicks: past ``RoomState/rememberedKicks`` it
+    /// forgets the earliest, so no run of kicks grows it without end.
+    @Test func aRoomRemembersABoundedNumberOfKicks() throws {
+        var h = RoomHarness()
+        _ = h.join("host", .host)
+        let limit = RoomState<SeededGenerator>.rememberedKicks
+        var held: [TokenClaims] = []
+        for index in 0 ... limit {
+            let identity = "watcher-\(index)"
+            held.append(h.claims(identity, .observer))
+            _ = h.join(identity, .observer)
+            try h.administer(.kick(identity: identity))
+            if index == 0 { h.advance(.seconds(1)) }
+        }
+        h.clear()
+        h.advance(.seconds(2))
+        let first = SessionAddress(identity: "watcher-0", connection: 70_000)
+        h.apply(h.room.join(held[0], on: first, at: h.now))
+        #expect(h.refusals(first).isEmpty, "the earliest kick is forgotten")
+        let second = SessionAddress(identity: "watcher-1", connection: 70_001)
+        h.apply(h.room.join(held[1], on: second, at: h.now))
+        #expect(h.refusals(second) == [.kicked])
+        let last = SessionAddress(identity: "watcher-\(limit)", connection: 70_002)
+        h.apply(h.room.join(held[limit], on: last, at: h.now))
+        #expect(h.refusals(last) == [.kicked])
     }
 }

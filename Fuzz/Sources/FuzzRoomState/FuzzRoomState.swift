@@ -13,6 +13,7 @@ import FuzzTraffic
 /// and admitted at once, bounded history and requests, one open request a member's device,
 /// only while that device is off and only of a participant (an observer or the host cannot
 /// be asked), and applications only from observers.
+/// A member kicked cannot join again with a token minted in the kick's second or before.
 /// And every connected member's copy of the room (the snapshot it was sent, with the events
 /// since applied, as `MeetingClient` keeps it) must be what the room shows that member.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -27,6 +28,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var connection: UInt64 = 0
     var addresses: [SessionAddress?] = Array(repeating: nil, count: identities.count)
     var copies = Copies()
+    var kicks: [String: Int64] = [:]
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
     for line in text.split(separator: "\n").prefix(200) {
         let parts = line.split(separator: " ", maxSplits: 2)
@@ -46,6 +48,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             let devices = DeviceStates(microphone: step & 1 == 0, camera: step & 2 == 0)
             copies.follow(room.join(TokenClaims(identity: identity, room: "r", role: role, notBefore: now, lifetime: .seconds(600)),
                                     devices: devices, on: address, at: now))
+            if let kick = kicks[identity], now.wholeSeconds <= kick {
+                require(!room.members.contains { $0.identity == identity } && !room.joinRequests.contains { $0.identity == identity },
+                        "\(identity), kicked at \(kick), joined again with a token of \(now.wholeSeconds)")
+            }
         } else if let address = addresses[who] {
             if parts[2] == "lost" {
                 copies.follow(room.connectionLost(address, at: now))
@@ -53,6 +59,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                 copies.follow(room.handle(message, from: address, at: now))
             }
         }
+        for identity in copies.kicked { kicks[identity] = now.wholeSeconds }
+        copies.kicked = []
         check(room)
         copies.check(against: room, connected: addresses)
     }
@@ -80,13 +88,17 @@ private func administratorAction(_ words: Substring) -> RoomState<SeededGenerato
 private struct Copies {
     var views: [SessionAddress: RoomSnapshot] = [:]
     var ended: Set<SessionAddress> = []
+    /// Identities kicked by the last input.
+    var kicked: [String] = []
 
     mutating func follow(_ effects: [RoomEffect]) {
         for effect in effects {
             switch effect {
             case .send(let address, .joined(let snapshot)): views[address] = snapshot
             case .send(let address, .event(let event)): views[address]?.apply(event)
-            case .end(let address, _): ended.insert(address)
+            case .end(let address, let reason):
+                ended.insert(address)
+                if reason == .kicked { kicked.append(address.identity) }
             case .send, .discard: break
             }
         }

@@ -91,7 +91,8 @@ public struct AdminClient: Sendable {
         _ = try await request(.POST, "/v1/rooms/\(RoomWatch.pathSegment(room))/messages", body: Body(text: text, to: recipients))
     }
 
-    /// Removes member `identity` from `room`.
+    /// Removes member `identity` from `room`; its tokens from before the kick no longer
+    /// admit it there.
     public func kick(_ identity: String, from room: String) async throws(AdminError) {
         _ = try await request(.DELETE, "/v1/rooms/\(RoomWatch.pathSegment(room))/members/\(RoomWatch.pathSegment(identity))")
     }

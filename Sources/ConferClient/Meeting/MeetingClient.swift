@@ -87,7 +87,7 @@ public actor MeetingClient {
     public func approve(_ identity: String) { send(.approve(identity: identity)) }
     /// Host: refuse a waiting participant.
     public func decline(_ identity: String) { send(.decline(identity: identity)) }
-    /// Host: remove a member.
+    /// Host: remove a member; its tokens from before the kick no longer admit it.
     public func kick(_ identity: String) { send(.kick(identity: identity)) }
     /// Host: end the meeting for everyone.
     public func closeRoom() { send(.closeRoom) }

@@ -94,11 +94,12 @@ public struct MeetingClientConfiguration: Sendable {
             var role: MemberRole
             var nbf: Int64?
             var exp: Int64?
+            var iat: Int64?
         }
         guard let data = Data(base64Encoded: base64), let payload = try? JSONDecoder().decode(Payload.self, from: data) else {
             throw .invalidConfiguration("the token's payload cannot be read")
         }
         return TokenClaims(identity: payload.sub, name: payload.name ?? payload.sub, room: payload.room, role: payload.role,
-                           notBefore: payload.nbf ?? 0, expires: payload.exp ?? .max)
+                           notBefore: payload.nbf ?? 0, expires: payload.exp ?? .max, issuedAt: payload.iat)
     }
 }

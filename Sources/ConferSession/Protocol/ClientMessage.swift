@@ -15,7 +15,7 @@ public enum ClientMessage: Sendable, Codable, Hashable {
     case approve(identity: String)
     /// Host: refuse a waiting participant.
     case decline(identity: String)
-    /// Host: remove a member.
+    /// Host: remove a member; its tokens from before the kick no longer admit it.
     case kick(identity: String)
     /// Host: end the meeting for everyone.
     case closeRoom

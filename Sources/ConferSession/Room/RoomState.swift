@@ -47,8 +47,12 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
     var deviceRequests: [DeviceRequest] = []
     /// The room's kept messages.
     public private(set) var history: ChatHistory
+
     private var emptySince: SessionTime
     private var occupied = false
+    /// The identities kicked from the room, with the Unix second of the kick: their tokens
+    /// from that second or before no longer admit them. At most ``rememberedKicks``.
+    private var kicks: [String: Int64] = [:]
     private var nextSlot: UInt32 = 1
     private var nextDeviceRequestID: UInt64 = 1
     private var random: Random
@@ -131,13 +135,19 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
 
     // MARK: - Joining
 
+    /// How many kicked identities a room remembers; past that, the one kicked earliest is
+    /// forgotten (and its old tokens admit it again). Only the host and administrators add
+    /// to it, one a kick.
+    public static var rememberedKicks: Int { 1024 }
+
     /// A session whose token the server verified (`claims`, for this room) joins on
     /// `address`. A host or an observer is admitted at once; a participant's join becomes a
     /// request to the host. A second join with an identity already in the room (or waiting)
     /// takes its place, ending the first session with `duplicateIdentity`. A host or a
     /// participant enters with `devices` (both on when nil); a member resuming keeps the
     /// states it has in the room. An observer's are off while it watches; it takes on
-    /// `devices` when it becomes a participant.
+    /// `devices` when it becomes a participant. An identity kicked from the room is refused
+    /// (``SessionRefusal/kicked``) unless its token was minted after the kick's second.
     public mutating func join(_ claims: TokenClaims, devices: DeviceStates? = nil, on address: SessionAddress,
                               at now: SessionTime) -> [RoomEffect] {
         var effects: [RoomEffect] = []
@@ -146,6 +156,10 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
         }
         if isClosed { return refuse(.roomClosed) }
         if claims.room != info.id { return refuse(.wrongRoom) }
+        // Without this, a kicked member's client could join again at once with the token it
+        // still holds. Whole seconds, as tokens keep time: a token minted in the kick's own
+        // second may be older than the kick, so it is refused too.
+        if let kick = kicks[claims.identity], claims.issued <= kick { return refuse(.kicked) }
         let expiry = claims.expiry
         if let index = seats.firstIndex(where: { $0.member.identity == claims.identity }) {
             // The same member again: a resumed connection, or a duplicate that replaces it.
@@ -482,7 +496,7 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
 
     /// What an administrator (through the admin API) can do to a room.
     public enum AdministratorAction: Sendable, Hashable {
-        /// Remove a member.
+        /// Remove a member; its tokens from before the kick no longer admit it.
         case kick(identity: String)
         /// Close the room.
         case close
@@ -581,6 +595,7 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
     private mutating func remove(at index: Int, reason: DisconnectReason, at now: SessionTime) -> [RoomEffect] {
         let seat = seats.remove(at: index)
         let identity = seat.member.identity
+        if reason == .kicked { rememberKick(of: identity, at: now) }
         var effects: [RoomEffect] = []
         if seat.offlineSince == nil || reason == .kicked { effects.append(.end(seat.address, reason)) }
         // Its seat is gone, so only the host hears of the requests withdrawn.
@@ -590,6 +605,14 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
         if seat.member.role == .host { effects += broadcast(.hostChanged(identity: nil)) }
         if isEmpty { emptySince = now }
         return effects
+    }
+
+    private mutating func rememberKick(of identity: String, at now: SessionTime) {
+        if kicks[identity] == nil, kicks.count >= Self.rememberedKicks,
+           let earliest = kicks.min(by: { ($0.value, $0.key) < ($1.value, $1.key) })?.key {
+            kicks[earliest] = nil
+        }
+        kicks[identity] = now.wholeSeconds
     }
 
     private mutating func endRequest(at index: Int, outcome: JoinRequestOutcome, reason: DisconnectReason,

@@ -20,6 +20,9 @@ public enum SessionRefusal: String, Sendable, Codable, CaseIterable, Hashable, E
     case hostAlreadyPresent
     /// Too many join requests are waiting in this room.
     case tooManyRequests
+    /// The identity was kicked from this room, and the token dates from before the kick: a
+    /// kicked member comes back only with a token minted after it.
+    case kicked
 
     // Acting.
     /// Only the host may do this.
@@ -91,6 +94,7 @@ extension SessionRefusal {
         case .roomFull: "the room has as many sending members as it allows"
         case .hostAlreadyPresent: "someone else hosts this room"
         case .tooManyRequests: "too many join requests are waiting in this room: try again later"
+        case .kicked: "this identity was kicked from the room, and the token dates from before the kick: only a token minted since admits it"
         case .notHost: "only the host may do this"
         case .notAMember: "this session is not a member of the room (not admitted yet, or replaced)"
         case .unknownMember: "no such member in the room"

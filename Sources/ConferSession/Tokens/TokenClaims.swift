@@ -13,8 +13,10 @@ public struct TokenClaims: Sendable, Codable, Hashable {
     public var notBefore: Int64
     /// Unix seconds from which the token is no longer valid.
     public var expires: Int64
+    /// Unix seconds at which the token was minted (JWT's `iat`), when it says.
+    public var issuedAt: Int64?
 
-    /// Claims valid from `notBefore` for `lifetime`.
+    /// Claims minted at `notBefore` and valid from then for `lifetime`.
     public init(identity: String, name: String? = nil, room: String, role: MemberRole, notBefore: SessionTime,
                 lifetime: Duration) {
         self.identity = identity
@@ -23,17 +25,25 @@ public struct TokenClaims: Sendable, Codable, Hashable {
         self.role = role
         self.notBefore = notBefore.wholeSeconds
         expires = (notBefore + lifetime).wholeSeconds
+        issuedAt = self.notBefore
     }
 
     /// Claims with the times given in Unix seconds.
-    public init(identity: String, name: String, room: String, role: MemberRole, notBefore: Int64, expires: Int64) {
+    public init(identity: String, name: String, room: String, role: MemberRole, notBefore: Int64, expires: Int64,
+                issuedAt: Int64? = nil) {
         self.identity = identity
         self.name = name
         self.room = room
         self.role = role
         self.notBefore = notBefore
         self.expires = expires
+        self.issuedAt = issuedAt
     }
+
+    /// The Unix second the token dates from: when it was minted, or, for a token that does
+    /// not say, when it became valid. A room that kicked its bearer takes only tokens from a
+    /// later second.
+    public var issued: Int64 { issuedAt ?? notBefore }
 
     /// When the token stops being valid. An `exp` too far ahead for milliseconds (a token an
     /// application signed to last "forever") is the end of the clock.
