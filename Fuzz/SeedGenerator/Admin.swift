@@ -47,6 +47,8 @@ func adminSeeds(_ seeds: inout SeedWriter, server: [ServerMessage]) {
         (5, "kick-unknown", "404 Not Found", refusal("unknownMember", "no such member in the room")),
         (6, "role", "204 No Content", nil),
         (6, "role-refused", "409 Conflict", refusal("wrongRole", "the role cannot change that way (wrongRole)")),
+        (7, "forward", "204 No Content", nil),
+        (7, "forward-bad", "400 Bad Request", refusal("invalidParameters", "video must be an IP address and a port, A.B.C.D:PORT or [IPv6]:PORT, the port from 1 to 65535 (got x)")),
     ]
     var files: [(String, [UInt8])] = []
     for entry in calls {

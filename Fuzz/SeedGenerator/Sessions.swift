@@ -59,13 +59,15 @@ struct RoomScript {
     }
 
     /// The admin API acts after `step` ms: `words` as the target reads them (`role ID ROLE`,
-    /// `kick ID`, `say TEXT`, `close`).
+    /// `kick ID`, `say TEXT`, `close`, `forward VIDEO [AUDIO]`, `forward off`).
     mutating func administer(_ action: RoomState<SeededGenerator>.AdministratorAction, after step: Int = 0) {
         let words = switch action {
         case .setRole(let identity, let role): "role \(identity) \(role.rawValue)"
         case .kick(let identity): "kick \(identity)"
         case .send(_, let text): "say \(text)"
         case .close: "close"
+        case .setForward(let forward?): "forward \(forward.video)" + (forward.audio.map { " \($0)" } ?? "")
+        case .setForward(nil): "forward off"
         }
         lines.append("0 \(step) admin \(words)")
         advance(step)
@@ -119,10 +121,13 @@ func roomScripts() -> (seeds: [(String, [UInt8])], serverMessages: [ServerMessag
             case 18 where dice.chance(0.15): script.send(0, .closeRoom, after: step)
             case 19 where dice.chance(0.5):
                 // The admin API: mostly role changes, the moves that must settle open requests
-                // and applications; now and then a kick, a word, or (rarely) the room closed.
-                switch dice.below(10) {
+                // and applications; now and then a kick, a word, the room's forward set or
+                // stopped, or (rarely) the room closed.
+                switch dice.below(11) {
                 case 0: script.administer(.kick(identity: dice.pick(others)), after: step)
                 case 1: script.administer(.send(to: nil, text: "maintenance at noon"), after: step)
+                case 10: script.administer(.setForward(dice.chance(0.7) ? RoomForward(video: "10.0.0.5:5004", audio: "10.0.0.5:5006") : nil),
+                                           after: step)
                 case 2 where dice.chance(0.2): script.administer(.close, after: step)
                 default: script.administer(.setRole(identity: dice.pick(RoomScript.identities), role: dice.pick(MemberRole.allCases)), after: step)
                 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A UDP socket on loopback that nobody reads until asked how many datagrams reached it: the
-/// machine a reflection would flood.
+/// machine a reflection would flood, or an SFU's ingest port.
 final class CountingUDPSocket {
     private let descriptor: Int32
     /// The port it is bound to.
@@ -23,11 +23,22 @@ final class CountingUDPSocket {
     func datagramSizes() -> [Int] { datagrams().map(\.count) }
 
     /// Reads whatever is waiting, without blocking: each datagram, in order.
-    func datagrams() -> [[UInt8]] {
-        var datagrams: [[UInt8]] = []
+    func datagrams() -> [[UInt8]] { datagramsWithPorts().map(\.bytes) }
+
+    /// Reads whatever is waiting, without blocking: each datagram with the port it came from
+    /// (which of several senders on loopback sent it), in order.
+    func datagramsWithPorts() -> [(port: Int, bytes: [UInt8])] {
+        var datagrams: [(port: Int, bytes: [UInt8])] = []
         var buffer = [UInt8](repeating: 0, count: 65_536)
-        while case let size = recv(descriptor, &buffer, buffer.count, 0), size >= 0 { datagrams.append(Array(buffer[0 ..< size])) }
-        return datagrams
+        while true {
+            var source = sockaddr_in()
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let size = withUnsafeMutablePointer(to: &source) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(descriptor, &buffer, buffer.count, 0, $0, &length) }
+            }
+            guard size >= 0 else { return datagrams }
+            datagrams.append((Int(UInt16(bigEndian: source.sin_port)), Array(buffer[0 ..< size])))
+        }
     }
 
     /// Sends `bytes` from this socket to `port` on loopback: a datagram whose source is this

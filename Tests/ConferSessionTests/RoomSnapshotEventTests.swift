@@ -91,6 +91,8 @@ struct RoomSnapshotEventTests {
         check("an administrator let an applicant in", &h)
         try h.administer(.send(to: nil, text: "maintenance at noon"))
         check("the administrator's word", &h)
+        try h.administer(.setForward(RoomForward(video: "10.0.0.5:5004", audio: "10.0.0.5:5006")))
+        check("the room's forward", &h)
         h.send(.requestDevice(identity: "alice", device: .microphone), from: host)
         h.send(.transferHost(identity: "alice"), from: host)
         #expect(h.room.openDeviceRequests.isEmpty)
@@ -100,6 +102,8 @@ struct RoomSnapshotEventTests {
         addresses["bob"] = nil
         h.send(.send(to: nil, kind: nil, text: "bye"), from: host)
         check("chat after the kick", &h)
+        try h.administer(.setForward(nil))
+        check("the forward stopped", &h)
     }
 
     /// A request the server sends again (a resent message, a replay) stays one prompt.

@@ -26,6 +26,8 @@ import Testing
             .welcome(identity: "a", role: .host, room: RoomInfo(id: "r"), keepaliveSeconds: 10, serverTime: SessionTime(milliseconds: 5)),
             .joined(h.room.snapshot(for: "host")), .refused(action: "kick", reason: .notHost), .disconnected(reason: .kicked),
             .pong(sent: 1), .event(.memberLeft(identity: "a", reason: .timedOut)), .event(.roomClosed),
+            .event(.forwardChanged(RoomForward(video: "10.0.0.5:5004", videoRTCP: "10.0.0.5:5005", audio: "[::1]:5006"))),
+            .event(.forwardChanged(nil)),
         ]
         for message in messages {
             #expect(try SignalCodec.decodeServer(SignalCodec.encode(message)) == message)

@@ -1,6 +1,6 @@
 import FuzzSupport
 // libFuzzer target: the admin client's whole answer path. The first byte picks one of
-// AdminClient's seven calls; the rest is what a server on loopback writes back to it, raw,
+// AdminClient's eight calls; the rest is what a server on loopback writes back to it, raw,
 // before closing its side. Every call must end (no hang) with a value or an AdminError whose
 // kind agrees with the status line it was given, and connections must not pile up.
 import ConferClient
@@ -16,7 +16,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard size > 0 else { return 0 }
     let answer = Array(UnsafeBufferPointer(start: data + 1, count: size - 1))
 
-    let (result, connection) = exchange(call: Int(data[0]) % 7, answer: answer)
+    let (result, connection) = exchange(call: Int(data[0]) % 8, answer: answer)
     if connection >= 0 { close(connection) }
 
     // What the status line says, when it is one: the client's verdict must agree with it.
@@ -67,7 +67,8 @@ private func exchange(call: Int, answer: [UInt8]) -> (Result<Void, AdminError>, 
             case 3: try await client.closeRoom("r")
             case 4: try await client.send("hello", to: ["p1"], in: "r")
             case 5: try await client.kick("p1", from: "r")
-            default: try await client.setRole(of: "p1", to: .host, in: "r")
+            case 6: try await client.setRole(of: "p1", to: .host, in: "r")
+            default: try await client.setForward(RoomForward(video: "127.0.0.1:5004", audio: "127.0.0.1:5006"), in: "r")
             }
             return .success(())
         } catch {

@@ -8,7 +8,8 @@ import FuzzTraffic
 /// skipped, as the server refuses it before the room). A line without JSON, or from a session
 /// without a connection, joins (again), with the devices the step's low bits turn off. In place
 /// of the JSON, `lost` drops the session's connection and `admin …` is the admin API's word
-/// (`admin role ID ROLE`, `admin kick ID`, `admin say TEXT`, `admin close`). After every input the room's rules
+/// (`admin role ID ROLE`, `admin kick ID`, `admin say TEXT`, `admin close`, `admin forward
+/// VIDEO [AUDIO]` or `admin forward off`). After every input the room's rules
 /// must hold: at most one host, unique identities, every member reachable, nothing waiting
 /// and admitted at once, bounded history and requests, one open request a member's device,
 /// only while that device is off and only of a participant (an observer or the host cannot
@@ -80,6 +81,8 @@ private func administratorAction(_ words: Substring) -> RoomState<SeededGenerato
     case ("kick", 2): return .kick(identity: String(word[1]))
     case ("say", 2...): return .send(to: nil, text: String(words.dropFirst(4)))
     case ("close", 1): return .close
+    case ("forward", 2) where word[1] == "off": return .setForward(nil)
+    case ("forward", 2...): return .setForward(RoomForward(video: String(word[1]), audio: word.count > 2 ? String(word[2]) : nil))
     default: return nil
     }
 }

@@ -67,6 +67,9 @@ extension EventPrinter {
             case .applicationReceived(let application): return "\(application.identity) applies to become a participant"
             case .deviceRequestEnded(_, let identity, let device, let outcome):
                 return "the request that \(identity) turn the \(device.rawValue) on: \(outcome.rawValue)"
+            case .forwardChanged(let forward?):
+                return "the room's forward: the composite to \(forward.video)" + (forward.audio.map { ", the mix to \($0)" } ?? "")
+            case .forwardChanged(nil): return "the room's forward stopped"
             case .memberUpdated, .mediaGranted: return nil
             }
         }

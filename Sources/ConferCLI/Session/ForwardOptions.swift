@@ -5,7 +5,7 @@ import ConferNet
 /// `confer host`'s forward for an audience outside the meeting: where the plain-RTP copy of
 /// the composite and of the mix goes, and the SFU's RTCP ports for them.
 struct ForwardOptions: ParsableArguments {
-    @Option(help: "HOST:PORT to send a plain-RTP copy of the composite to (payload type 96), for an SFU to fan out.")
+    @Option(help: "HOST:PORT to send a plain-RTP copy of the composite to (payload type 96), for an SFU to fan out; a forward the room's administrator sets (`confer rooms forward`) takes its place while set.")
     var forwardVideo: String?
     @Option(help: "HOST:PORT to send a plain-RTP copy of the whole mix to (Opus, payload type 111); needs --forward-video.")
     var forwardAudio: String?

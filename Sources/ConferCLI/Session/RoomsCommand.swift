@@ -15,8 +15,9 @@ struct RoomsCommand: AsyncParsableCommand {
           confer rooms watch standup --server … --admin-token T --interval 2
           confer rooms role standup carol observer --server … --admin-token T
           confer rooms kick standup bob --server … --admin-token T
+          confer rooms forward standup --video 10.0.0.5:5004 --video-rtcp 10.0.0.5:5005 --server … --admin-token T
         """,
-        subcommands: [List.self, Create.self, Show.self, Watch.self, Kick.self, Role.self, Close.self, Say.self])
+        subcommands: [List.self, Create.self, Show.self, Watch.self, Kick.self, Role.self, Close.self, Say.self, Forward.self])
 
     struct Connection: ParsableArguments {
         @Option(help: "The server's URL (as `confer serve` printed it).")
@@ -94,6 +95,7 @@ struct RoomsCommand: AsyncParsableCommand {
         static func lines(_ snapshot: RoomSnapshot) -> [String] {
             ["room \(snapshot.room.id) (\(snapshot.room.name)), host \(snapshot.host ?? "none"), \(snapshot.members.count) members, "
                 + "\(snapshot.joinRequests.count) waiting"]
+            + (snapshot.forward.map { ["forward: " + Forward.describe($0)] } ?? [])
             + table([["member", "role", "online", "mic", "cam", "recv fps", "recv size", "send fps", "audio pkt/s in", "lost"]]
                 + snapshot.members.map { m in
                     let info = m.connectInfo
@@ -209,6 +211,57 @@ struct RoomsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await connection.act(done: "kicked \(identity) from \(room)") { client throws(AdminError) in try await client.kick(identity, from: room) }
+        }
+    }
+
+    struct Forward: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set where a room's host forwards the meeting for an outside audience, or stop it.",
+            discussion: """
+            Whoever hosts the room sends a plain-RTP copy of the composite (payload type 96) to --video and of \
+            the whole mix (Opus, 111) to --audio, as `confer host --forward-video` does, and goes on when the \
+            host role moves to another member. The room's setting takes the place of the host's own \
+            --forward-* options while it is set. The copy is not encrypted: name addresses on a network you trust.
+            """)
+        @Argument(help: "The room.") var room: String
+        @Option(help: "IP:PORT for the composite's RTP (a Janus mountpoint's video port).") var video: String?
+        @Option(help: "IP:PORT of the SFU's RTCP for the composite (Janus: rtcpport).") var videoRtcp: String?
+        @Option(help: "IP:PORT for the mix's RTP.") var audio: String?
+        @Option(help: "IP:PORT of the SFU's RTCP for the mix; needs --audio.") var audioRtcp: String?
+        @Flag(help: "Stop the room's forward.") var stop = false
+        @OptionGroup var connection: Connection
+
+        var forward: RoomForward? {
+            video.map { RoomForward(video: $0, videoRTCP: videoRtcp, audio: audio, audioRTCP: audioRtcp) }
+        }
+
+        func validate() throws {
+            if stop {
+                if video != nil || videoRtcp != nil || audio != nil || audioRtcp != nil {
+                    throw ValidationError("--stop takes no addresses")
+                }
+                return
+            }
+            guard let forward else { throw ValidationError("name the composite's address with --video IP:PORT (or --stop)") }
+            do throws(RoomForwardError) { try forward.validate() } catch {
+                let option = ["video": "--video", "videoRTCP": "--video-rtcp", "audio": "--audio", "audioRTCP": "--audio-rtcp"][error.field] ?? error.field
+                throw ValidationError(error.needsAudio ? "\(option) goes with --audio"
+                                      : "\(option) must be an IP address and a port, A.B.C.D:PORT or [IPv6]:PORT (got \(error.value))")
+            }
+        }
+
+        func run() async throws {
+            let forward = forward
+            try await connection.act(done: forward.map { "\(room) forwards " + Self.describe($0) } ?? "\(room) forwards nothing now") {
+                client throws(AdminError) in try await client.setForward(forward, in: room)
+            }
+        }
+
+        /// Where a forward goes, for people.
+        static func describe(_ forward: RoomForward) -> String {
+            var parts = ["the composite to \(forward.video)" + (forward.videoRTCP.map { " (RTCP \($0))" } ?? "")]
+            if let audio = forward.audio { parts.append("the mix to \(audio)" + (forward.audioRTCP.map { " (RTCP \($0))" } ?? "")) }
+            return parts.joined(separator: ", ")
         }
     }
 

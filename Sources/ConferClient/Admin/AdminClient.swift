@@ -106,6 +106,19 @@ public struct AdminClient: Sendable {
                               body: Body(role: role))
     }
 
+    /// Sets where `room`'s host forwards the meeting for an outside audience (whoever hosts
+    /// it, now and after a transfer), or stops the forward (nil). An address that is not
+    /// `HOST:PORT` is refused before it is sent.
+    public func setForward(_ forward: RoomForward?, in room: String) async throws(AdminError) {
+        let path = "/v1/rooms/\(RoomWatch.pathSegment(room))/forward"
+        guard let forward else {
+            _ = try await request(.DELETE, path)
+            return
+        }
+        do throws(RoomForwardError) { try forward.validate() } catch { throw .invalidConfiguration(error.description) }
+        _ = try await request(.PUT, path, body: forward)
+    }
+
     // MARK: - The exchange
 
     private func request(_ method: HTTPMethod, _ path: String, body: some Encodable) async throws(AdminError) -> [UInt8] {

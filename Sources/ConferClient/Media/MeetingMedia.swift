@@ -29,6 +29,8 @@ public actor MeetingMedia {
     private var media: Task<LiveMeetingControl.Figures, any Error>?
     /// Host: the members added to the pipeline, by identity.
     private var applied: [String: Applied] = [:]
+    /// Host: where the running media forwards the meeting.
+    private var runningForward: LiveForwardTarget?
     /// Participant: the host description the running media was started for.
     private var runningFor: MediaDescription?
     /// Participant: whether the running media sends (an observer's does not).
@@ -144,6 +146,7 @@ public actor MeetingMedia {
         control = nil
         runningFor = nil
         runningDevices = nil
+        runningForward = nil
         applied.removeAll()
     }
 
@@ -188,6 +191,9 @@ public actor MeetingMedia {
 
     private func reconcileHost(_ room: RoomSnapshot) async {
         if runningFor != nil { await stopMedia() } // was a participant (host transfer)
+        // The room's forward, set by its administrator, goes with the host role; this
+        // member's own only while the room has none.
+        let forward = if let set = room.forward { LiveForwardTarget(room: set) } else { options.forward }
         if control == nil {
             let control = LiveMeetingControl()
             self.control = control
@@ -199,7 +205,8 @@ public actor MeetingMedia {
             configuration.temporalLayers = options.temporalLayers
             configuration.bindHost = options.bindHost
             configuration.output = options.compositeOutput
-            configuration.forward = options.forward
+            configuration.forward = forward
+            runningForward = forward
             let options = options
             let client = client
             started = SessionTime.now()
@@ -215,6 +222,10 @@ public actor MeetingMedia {
             }
         }
         guard let control else { return }
+        if forward != runningForward {
+            control.send(.forward(forward))
+            runningForward = forward
+        }
         var desired: [String: Applied] = [:]
         for member in room.members where member.identity != client.identity {
             guard let grant = room.media[member.identity] else { continue }
@@ -311,5 +322,15 @@ public actor MeetingMedia {
             failure.set("\(error)")
             throw error
         }
+    }
+}
+
+extension LiveForwardTarget {
+    /// The forward a room's administrator set (``RoomForward``, whose addresses the server
+    /// checked); nil, no forward at all, should its video address not parse.
+    init?(room forward: RoomForward) {
+        func address(_ text: String?) -> UDPAddress? { text.flatMap(UDPAddress.init(parsing:)) }
+        guard let video = address(forward.video) else { return nil }
+        self.init(video: video, audio: address(forward.audio), videoRTCP: address(forward.videoRTCP), audioRTCP: address(forward.audioRTCP))
     }
 }

@@ -24,7 +24,8 @@ public struct MeetingMediaOptions: Sendable {
     /// The host: where to write the composite as encoded (.ivf for VP8/VP9, .h264).
     public var compositeOutput: String?
     /// The host: where to send a plain-RTP copy of the composite and the whole mix, for an
-    /// audience an SFU fans it out to (``LiveForwardTarget``).
+    /// audience an SFU fans it out to (``LiveForwardTarget``), while the room's administrator
+    /// has set no forward of the room's own (``RoomSnapshot/forward``), which takes its place.
     public var forward: LiveForwardTarget?
     /// A participant: a recorded camera (a test pattern in its slot's colour otherwise).
     public var cameraFile: String?

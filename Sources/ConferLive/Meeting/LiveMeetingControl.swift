@@ -19,6 +19,9 @@ public final class LiveMeetingControl: Sendable {
         /// composite and mix; a participant: the composite and mix it receives), from the
         /// next frame: shown or not, heard or not, letterboxed (fit) or cropped (fill).
         case render(identity: String, video: Bool, audio: Bool, mode: FitFill.Mode)
+        /// The host: forward the meeting to `target` from now on (replacing any forward), or
+        /// stop forwarding (nil).
+        case forward(LiveForwardTarget?)
     }
 
     /// A running endpoint's figures, refreshed once a second.
@@ -86,6 +89,9 @@ public final class LiveMeetingControl: Sendable {
         public var forwardKeyframeRequests = 0
         /// The host: datagrams from the forward's RTCP ports that were not RTCP, dropped.
         public var forwardFeedbackDropped = 0
+        /// The host: forwards asked for while running that could not start (an address that
+        /// does not resolve); the host went on without one.
+        public var forwardsFailed = 0
         /// Consent challenges sent since the start (the host: to every member together).
         public var consentChallengesSent = 0
         /// Times consent was given since the start: by each member's address, for the host.

@@ -122,6 +122,14 @@ public enum LiveMeetingHost {
         private var random = SystemRandomNumberGenerator()
         private var composite: CompositeFileWriter?
         private var forward: LiveForward?
+        /// What forwards replaced while running had sent, for the figures.
+        private var formerForwards = LiveMeetingControl.Figures()
+        private var forwardsFailed = 0
+        /// Forwards started while running: each starts its numbers from another seed, so an
+        /// SFU that saw the last one does not take the new one's packets for old ones.
+        private var forwardsStarted = 0
+        private let codec: Codec
+        private let seed: UInt64
 
         init(configuration: LiveMeetingHostConfiguration, control: LiveMeetingControl) throws {
             self.control = control
@@ -139,6 +147,8 @@ public enum LiveMeetingHost {
             // Real time wants libvpx's fastest speed.
             host.speed = 8
             self.host = try HostPipeline(configuration: host)
+            codec = configuration.plan.codec
+            seed = host.seed
             nextFigures = clock.now + .seconds(1)
             if let path = configuration.output {
                 let plan = configuration.plan
@@ -152,14 +162,42 @@ public enum LiveMeetingHost {
             if let target = configuration.forward {
                 forward = try LiveForward(target, codec: configuration.plan.codec, seed: host.seed, ntpClock: host.ntpClock)
             }
+            installHandlers()
+        }
+
+        /// Hands the composite to the file and the forward, and the whole mix to the forward
+        /// (the pipeline encodes that mix only while someone takes it).
+        private func installHandlers() {
             let (file, forward) = (composite, forward)
-            if file != nil || forward != nil {
-                self.host.compositeHandler = { frame in
-                    try? file?.write(encoded: frame)
-                    forward?.take(video: frame)
+            host.compositeHandler = file != nil || forward != nil ? { frame in
+                try? file?.write(encoded: frame)
+                forward?.take(video: frame)
+            } : nil
+            host.mixHandler = forward.map { forward in { forward.take(audio: $0) } }
+        }
+
+        /// Forwards to `target` from now on, or stops (nil). A new forward's audience gets a
+        /// keyframe at once rather than at the next member's join or loss. One that cannot
+        /// start is counted and leaves none: an administrator's address must not stop the meeting.
+        private func setForward(_ target: LiveForwardTarget?, at now: Timestamp) {
+            if let old = forward {
+                formerForwards.packetsForwarded += old.packetsSent
+                formerForwards.bytesForwarded += old.bytesSent
+                formerForwards.forwardReportsSent += old.reportsSent
+                formerForwards.forwardKeyframeRequests += old.keyframeRequests
+                formerForwards.forwardFeedbackDropped += old.feedbackDropped
+            }
+            forward = nil
+            if let target {
+                do {
+                    forwardsStarted += 1
+                    forward = try LiveForward(target, codec: codec, seed: seed &+ UInt64(forwardsStarted), ntpClock: host.configuration.ntpClock)
+                    host.requestCompositeKeyframe(at: now)
+                } catch {
+                    forwardsFailed += 1
                 }
             }
-            if let forward { self.host.mixHandler = { forward.take(audio: $0) } }
+            installHandlers()
         }
 
         func handle(_ event: RealtimeEvent, at now: Timestamp, socket: UDPSocket) async throws -> RealtimeNext {
@@ -317,6 +355,8 @@ public enum LiveMeetingHost {
                 guard let member = members[identity] else { return }
                 member.render = (video, audio, mode)
                 if member.added { applyDevices(member) }
+            case .forward(let target):
+                setForward(target, at: now)
             }
         }
 
@@ -385,11 +425,12 @@ public enum LiveMeetingHost {
             figures.datagramsReleasedAtConsent = releasedDatagrams
             figures.datagramsFromUnknownAddresses = unknownDatagrams
             figures.membersMoved = moves
-            figures.packetsForwarded = forward?.packetsSent ?? 0
-            figures.bytesForwarded = forward?.bytesSent ?? 0
-            figures.forwardReportsSent = forward?.reportsSent ?? 0
-            figures.forwardKeyframeRequests = forward?.keyframeRequests ?? 0
-            figures.forwardFeedbackDropped = forward?.feedbackDropped ?? 0
+            figures.packetsForwarded = formerForwards.packetsForwarded + (forward?.packetsSent ?? 0)
+            figures.bytesForwarded = formerForwards.bytesForwarded + (forward?.bytesSent ?? 0)
+            figures.forwardReportsSent = formerForwards.forwardReportsSent + (forward?.reportsSent ?? 0)
+            figures.forwardKeyframeRequests = formerForwards.forwardKeyframeRequests + (forward?.keyframeRequests ?? 0)
+            figures.forwardFeedbackDropped = formerForwards.forwardFeedbackDropped + (forward?.feedbackDropped ?? 0)
+            figures.forwardsFailed = forwardsFailed
             for member in members.values { Self.add(member, to: &figures) }
             figures.speaking = statistics.activeSpeaker != nil
             figures.seconds = now.seconds

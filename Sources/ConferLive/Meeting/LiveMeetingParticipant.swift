@@ -206,7 +206,7 @@ public enum LiveMeetingParticipant {
                     // The composite fills this member's canvas exactly: fit and fill draw the same.
                     renderVideo = video
                     playAudio = audio
-                case .add, .remove, .address:
+                case .add, .remove, .address, .forward:
                     break
                 }
             }

@@ -14,6 +14,8 @@ import Hummingbird
 /// | `POST /v1/rooms/ROOM/messages` `{"text", "to"?}` | send a message |
 /// | `DELETE /v1/rooms/ROOM/members/ID` | kick a member |
 /// | `PUT /v1/rooms/ROOM/members/ID/role` `{"role"}` | change a member's role |
+/// | `PUT /v1/rooms/ROOM/forward` `{"video", "videoRTCP"?, "audio"?, "audioRTCP"?}` | where the host forwards the meeting |
+/// | `DELETE /v1/rooms/ROOM/forward` | stop the forward |
 enum AdminRoutes {
     struct CreateRoom: Decodable {
         var id: String
@@ -73,6 +75,18 @@ enum AdminRoutes {
             }
             return await run(.setRole(identity: try parameter("identity", context), role: body.role),
                              in: try parameter("room", context), hub: hub)
+        }
+        rooms.put(":room/forward") { request, context in
+            guard let body = try? await request.decode(as: RoomForward.self, context: context) else {
+                return AdminResponse.error(.badRequest, #"expected {"video": "IP:PORT", "videoRTCP"?, "audio"?, "audioRTCP"?}"#)
+            }
+            do throws(RoomForwardError) { try body.validate() } catch {
+                return AdminResponse.error(.badRequest, error.description, code: SessionRefusal.invalidParameters.rawValue)
+            }
+            return await run(.setForward(body), in: try parameter("room", context), hub: hub)
+        }
+        rooms.delete(":room/forward") { _, context in
+            await run(.setForward(nil), in: try parameter("room", context), hub: hub)
         }
     }
 

@@ -27,4 +27,6 @@ public enum RoomEvent: Sendable, Codable, Hashable {
     case mediaGranted(identity: String, grant: MediaGrant)
     /// The room is closing; every session ends with `roomClosed`.
     case roomClosed
+    /// The administrator set the room's forward, or stopped it (nil): to the host only.
+    case forwardChanged(RoomForward?)
 }

@@ -39,6 +39,8 @@ extension RoomSnapshot {
             if messages.count > 100 { messages.removeFirst(messages.count - 100) }
         case .mediaGranted(let identity, let grant):
             media[identity] = grant
+        case .forwardChanged(let forward):
+            self.forward = forward
         case .roomClosed:
             break
         }

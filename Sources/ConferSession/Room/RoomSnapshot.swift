@@ -17,6 +17,9 @@ public struct RoomSnapshot: Sendable, Codable, Hashable {
     public var messages: [ChatMessage]
     /// Media grants: this member's own, and in the host's view every member's, by identity.
     public var media: [String: MediaGrant]
+    /// Where the host forwards the meeting for an outside audience, as the administrator
+    /// set it (the host's and the administrator's view only).
+    public var forward: RoomForward? = nil
 
     /// The member with this identity.
     public func member(_ identity: String) -> RoomMember? { members.first { $0.identity == identity } }

@@ -47,7 +47,8 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
     var deviceRequests: [DeviceRequest] = []
     /// The room's kept messages.
     public private(set) var history: ChatHistory
-
+    /// Where the host forwards the meeting, as the administrator set it.
+    public private(set) var forward: RoomForward?
     private var emptySince: SessionTime
     private var occupied = false
     /// The identities kicked from the room, with the Unix second of the kick: their tokens
@@ -101,13 +102,13 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
                             joinRequests: isHost ? joinRequests : [],
                             applications: isHost ? applications : [],
                             deviceRequests: deviceRequests.filter { isHost || $0.identity == identity },
-                            messages: history.visible(to: identity), media: media)
+                            messages: history.visible(to: identity), media: media, forward: isHost ? forward : nil)
     }
 
     /// The room as an administrator sees it: everything but the keys.
     public var administratorSnapshot: RoomSnapshot {
         RoomSnapshot(room: info, host: host, members: members, joinRequests: joinRequests, applications: applications,
-                     deviceRequests: deviceRequests, messages: history.messages, media: [:])
+                     deviceRequests: deviceRequests, messages: history.messages, media: [:], forward: forward)
     }
 
     /// The earliest time at which ``tick(at:)`` has something to do.
@@ -504,6 +505,8 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
         case send(to: [String]?, text: String)
         /// Change a member's role (to host: the current host becomes a participant).
         case setRole(identity: String, role: MemberRole)
+        /// Set where the host forwards the meeting for an outside audience, or stop it (nil).
+        case setForward(RoomForward?)
     }
 
     /// Carries out an administrator's action, or says why it cannot.
@@ -515,6 +518,11 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
             return remove(at: index, reason: .kicked, at: now)
         case .close:
             return close()
+        case .setForward(let forward):
+            if let forward { do { try forward.validate() } catch { throw .invalidParameters } }
+            guard forward != self.forward else { return [] }
+            self.forward = forward
+            return toHost(.forwardChanged(forward))
         case .send(let to, let text):
             var refused: SessionRefusal?
             let effects = post(from: nil, to: to, kind: nil, text: text, at: now) { reason in

@@ -1,0 +1,110 @@
+import ConferRTP
+import ConferTestSupport
+import Foundation
+import Testing
+
+/// The room's forward across processes: the administrator names where the meeting goes for an
+/// outside audience (`confer rooms forward`), the host running the meeting starts forwarding
+/// there with a keyframe, the host role moves and the new host's machine forwards instead, and
+/// the administrator stops it. The audience here is a UDP socket the test reads
+/// (``CountingUDPSocket``), which tells the hosts' machines apart by the port they send from.
+@Suite(.serialized, .timeLimit(.minutes(3)), .wallClockExclusive)
+struct RoomForwardProcessTests {
+    static let canvas = ["--size", "320x180", "--fps", "15", "--bitrate", "400"]
+    static let camera = ["--camera-size", "160x90"]
+
+    /// The composite's packets in what `socket` received: (source port, packet).
+    static func composite(_ datagrams: [(port: Int, bytes: [UInt8])]) -> [(port: Int, packet: RTPPacket)] {
+        datagrams.compactMap { datagram in
+            guard let packet = try? RTPPacket(parsing: datagram.bytes), packet.header.ssrc == 0x5F00_0001,
+                  packet.header.payloadType == 96 else { return nil }
+            return (datagram.port, packet)
+        }
+    }
+
+    static func isKeyframeStart(_ packet: RTPPacket) -> Bool {
+        packet.payload.withUnsafeBytes { payload in
+            (try? VP8PayloadDescriptor.parse(payload)).map { $0.startsFrame && $0.isKeyframe } ?? false
+        }
+    }
+
+    @Test func theAdministratorsForwardStartsWithAKeyframeFollowsTheHostRoleAndStops() async throws {
+        let audience = try CountingUDPSocket(), own = try CountingUDPSocket()
+        defer {
+            audience.close()
+            own.close()
+        }
+        let server = try await TestServer()
+        // Boss forwards somewhere of its own until the room's forward takes its place.
+        let host = try server.member("host", token: try await server.token("boss", role: "host"),
+                                     ["--approve", "all", "--events", "--forward-video", "127.0.0.1:\(own.port)"] + Self.canvas)
+        #expect(await host.wait(upTo: 20) { $0.eventNames.contains("joined") }, "host: \(host.stderr)")
+        let alice = try server.member("join", token: try await server.token("alice"), ["--events"] + Self.camera)
+        // The meeting runs: alice decodes composites.
+        #expect(await alice.wait(upTo: 30) { process in
+            process.events.contains { ($0["event"] as? String) == "connectInfo" && ((($0["info"] as? [String: Any])?["framesReceived"] as? Int) ?? 0) > 15 }
+        }, "alice: \(alice.stderr)")
+        #expect(audience.datagramsWithPorts().isEmpty, "nothing is forwarded before the administrator says where")
+        #expect(!Self.composite(own.datagramsWithPorts()).isEmpty, "the host's own forward runs")
+
+        // Bad addresses are the command's error; the room keeps no forward.
+        let named = try await server.rooms(["forward", "room", "--video", "janus.example:5004"])
+        #expect(named.status != 0 && named.output.contains("IP address"), "\(named.output)")
+
+        let set = try await server.rooms(["forward", "room", "--video", "127.0.0.1:\(audience.port)"])
+        #expect(set.status == 0 && set.output.contains("room forwards the composite to 127.0.0.1:\(audience.port)"), "\(set.output)")
+        #expect(await host.wait(upTo: 10) { $0.eventNames.contains("forwardChanged") }, "the host heard of it: \(host.stderr)")
+        let shown = try await server.rooms(["show", "room"])
+        #expect(shown.output.contains("forward: the composite to 127.0.0.1:\(audience.port)"), "\(shown.output)")
+
+        // Two seconds of composite from boss's machine; the first frame it forwards is a keyframe.
+        var received: [(port: Int, packet: RTPPacket)] = []
+        let deadline = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < deadline, Set(received.map(\.packet.header.timestamp)).count < 30 {
+            try await Task.sleep(for: .milliseconds(100))
+            received += Self.composite(audience.datagramsWithPorts())
+        }
+        #expect(Set(received.map(\.packet.header.timestamp)).count >= 30, "\(received.count) packets forwarded")
+        let bossPort = try #require(received.first?.port)
+        #expect(received.allSatisfy { $0.port == bossPort }, "one sender: the host's socket")
+        _ = own.datagramsWithPorts()
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(Self.composite(own.datagramsWithPorts()).isEmpty, "the room's forward took the place of the host's own")
+        let first = try #require(received.first { $0.packet.payload.first.map { $0 & 0x10 != 0 } ?? false })
+        let startsWithKeyframe = Self.isKeyframeStart(first.packet)
+        #expect(startsWithKeyframe, "the audience starts with a keyframe")
+
+        // The host role moves to alice: her machine forwards now, from its own socket, and boss's stops.
+        let role = try await server.rooms(["role", "room", "alice", "host"])
+        #expect(role.status == 0, "\(role.output)")
+        var afterTransfer: [(port: Int, packet: RTPPacket)] = []
+        let transferDeadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < transferDeadline,
+              Set(afterTransfer.filter { $0.port != bossPort }.map(\.packet.header.timestamp)).count < 15 {
+            try await Task.sleep(for: .milliseconds(100))
+            afterTransfer += Self.composite(audience.datagramsWithPorts())
+        }
+        let fromAlice = afterTransfer.filter { $0.port != bossPort }
+        #expect(Set(fromAlice.map(\.packet.header.timestamp)).count >= 15, "alice's machine forwards: \(afterTransfer.count) packets, \(alice.stderr)")
+        let aliceStartsWithKeyframe = fromAlice.first.map { Self.isKeyframeStart($0.packet) } == true
+        #expect(aliceStartsWithKeyframe, "the new host's forward starts with a keyframe")
+        try await Task.sleep(for: .seconds(1))
+        _ = audience.datagramsWithPorts()
+        try await Task.sleep(for: .seconds(1))
+        let later = Self.composite(audience.datagramsWithPorts())
+        #expect(!later.isEmpty && later.allSatisfy { $0.port != bossPort }, "boss's machine stopped forwarding")
+
+        // Stopped: nothing more arrives.
+        let stop = try await server.rooms(["forward", "room", "--stop"])
+        #expect(stop.status == 0 && stop.output.contains("forwards nothing now"), "\(stop.output)")
+        try await Task.sleep(for: .seconds(1))
+        _ = audience.datagramsWithPorts()
+        try await Task.sleep(for: .seconds(1))
+        #expect(audience.datagramsWithPorts().isEmpty, "the forward stopped")
+
+        for process in [alice, host] { process.signal(SIGINT) }
+        #expect(await alice.exitStatus() == 0, "alice: \(alice.stderr)")
+        #expect(await host.exitStatus() == 0, "boss: \(host.stderr)")
+        await server.stop()
+    }
+}
