@@ -84,9 +84,11 @@ struct JanusFanOutTests {
     /// one. The viewer is a WebRTC peer as a browser is (aiortc: ICE, DTLS-SRTP), and Janus
     /// keeps no keyframe for new viewers here, so nothing else could give it the picture:
     /// without `--forward-video-rtcp` it decodes nothing in those seconds. VP8 and H.264
-    /// (aiortc 1.4 has no VP9).
-    @Test(.enabled(if: JanusServer.hasViewer, "needs python3-aiortc (Scripts/install-deps installs it)"), arguments: ["vp8", "h264"])
-    func aViewerWhoStartsWatchingGetsAKeyframeAskedForOverRTCP(codec: String) async throws {
+    /// (aiortc 1.4 has no VP9); and VP8 with the forward the room's administrator set
+    /// mid-meeting (`confer rooms forward`) instead of the host's options.
+    @Test(.enabled(if: JanusServer.hasViewer, "needs python3-aiortc (Scripts/install-deps installs it)"),
+          arguments: [("vp8", false), ("h264", false), ("vp8", true)])
+    func aViewerWhoStartsWatchingGetsAKeyframeAskedForOverRTCP(codec: String, roomForward: Bool) async throws {
         let directory = NSTemporaryDirectory() + "confer-janus-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -104,12 +106,16 @@ struct JanusFanOutTests {
         let audioPort = try #require(ports.first { $0["type"] as? String == "audio" }?["port"] as? Int)
 
         let server = try await TestServer()
+        let forward = ["--video", "127.0.0.1:\(videoPort)", "--video-rtcp", "127.0.0.1:\(rtcpPort)", "--audio", "127.0.0.1:\(audioPort)"]
         let host = try server.member("host", token: try await server.token("boss", role: "host"),
-                                     ["--approve", "all", "--json", "--size", "320x180", "--fps", "15", "--codec", codec,
-                                      "--forward-video", "127.0.0.1:\(videoPort)", "--forward-video-rtcp", "127.0.0.1:\(rtcpPort)",
-                                      "--forward-audio", "127.0.0.1:\(audioPort)"])
+                                     ["--approve", "all", "--json", "--size", "320x180", "--fps", "15", "--codec", codec]
+                                        + (roomForward ? [] : forward.map { $0.hasPrefix("--") ? "--forward-" + $0.dropFirst(2) : $0 }))
         #expect(await host.wait(upTo: 20) { $0.stderr.contains("joined") }, "host: \(host.stderr)")
         let alice = try server.member("join", token: try await server.token("alice"), ["--json", "--duration", "9", "--camera-size", "160x90"])
+        if roomForward {
+            let set = try await server.rooms(["forward", "room"] + forward)
+            #expect(set.status == 0, "\(set.output)")
+        }
         // Alice's join had its keyframe long before the viewer comes.
         try await Task.sleep(for: .seconds(4))
         let watched = try await janus.watch(78, seconds: 3, y4m: "\(directory)/last.y4m")
