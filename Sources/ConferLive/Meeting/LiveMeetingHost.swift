@@ -165,15 +165,15 @@ public enum LiveMeetingHost {
             installHandlers()
         }
 
-        /// Hands the composite to the file and the forward, and the whole mix to the forward
-        /// (the pipeline encodes that mix only while someone takes it).
+        /// Hands the composite to the file and the forward, and the whole mix to a forward that
+        /// has an audio address (the pipeline encodes that mix only while someone takes it).
         private func installHandlers() {
             let (file, forward) = (composite, forward)
             host.compositeHandler = file != nil || forward != nil ? { frame in
                 try? file?.write(encoded: frame)
                 forward?.take(video: frame)
             } : nil
-            host.mixHandler = forward.map { forward in { forward.take(audio: $0) } }
+            host.mixHandler = forward.flatMap { forward in forward.audio == nil ? nil : { forward.take(audio: $0) } }
         }
 
         /// Forwards to `target` from now on, or stops (nil). A new forward's audience gets a
