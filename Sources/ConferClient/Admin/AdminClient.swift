@@ -107,8 +107,8 @@ public struct AdminClient: Sendable {
     }
 
     /// Sets where `room`'s host forwards the meeting for an outside audience (whoever hosts
-    /// it, now and after a transfer), or stops the forward (nil). An address that is not
-    /// `HOST:PORT` is refused before it is sent.
+    /// it, now and after a transfer), or stops the forward (nil). An address that is not an
+    /// IP address and a port (``RoomForward/validate()``) is refused before it is sent.
     public func setForward(_ forward: RoomForward?, in room: String) async throws(AdminError) {
         let path = "/v1/rooms/\(RoomWatch.pathSegment(room))/forward"
         guard let forward else {
