@@ -1,9 +1,10 @@
 /// ConferSession: the session layer's rules as value types, with no I/O and no clock of
 /// their own.
 ///
-/// - Room/: ``RoomState`` — one room's members, host, join requests, device requests, chat
-///   and lifecycle timers; every input is a ``ClientRequest`` (or a tick, a lost connection,
-///   an admin action) at a ``SessionTime``, and every output a ``RoomEffect``.
+/// - Room/: ``RoomState`` — one room's members, host, join requests, device requests, chat,
+///   lifecycle timers, the kicks it remembers and the administrator's ``RoomForward``; every
+///   input is a ``ClientRequest`` (or a tick, a lost connection, an admin action) at a
+///   ``SessionTime``, and every output a ``RoomEffect``.
 /// - Join/, Devices/, Chat/: the pieces a room keeps (``JoinRequest``, ``DeviceRequest``,
 ///   ``ChatMessage`` and its bounded history).
 /// - Connection/: a member's ``ConnectionState`` and ``ConnectionStateMachine`` (reconnection

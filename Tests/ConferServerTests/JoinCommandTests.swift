@@ -1,5 +1,6 @@
 @testable import ConferCLI
 import ConferNet
+import ConferSession
 import Testing
 
 /// What `confer join`, `host` and `call` refuse before they connect: files whose names no reader or
@@ -34,6 +35,25 @@ import Testing
         #expect(try HostCommand.parse(Self.member + ["--json"]).member.json)
         let error = #expect(throws: (any Error).self) { try JoinCommand.parse(Self.member + ["--json", "--events"]) }
         #expect(error.map { JoinCommand.message(for: $0) }?.hasPrefix("--events prints JSON lines on stdout and --json one report") == true)
+    }
+
+    /// `confer rooms forward`: the addresses make the room's forward, `--stop` none, and what
+    /// the server would refuse is refused here first, naming the option.
+    @Test func theRoomsForwardIsCheckedBeforeItIsSent() throws {
+        let admin = ["--server", "http://127.0.0.1:7880", "--admin-token", "a"]
+        let set = try RoomsCommand.Forward.parse(["r", "--video", "10.0.0.5:5004", "--video-rtcp", "10.0.0.5:5005",
+                                                  "--audio", "[::1]:5006"] + admin)
+        #expect(set.forward == RoomForward(video: "10.0.0.5:5004", videoRTCP: "10.0.0.5:5005", audio: "[::1]:5006"))
+        #expect(try RoomsCommand.Forward.parse(["r", "--stop"] + admin).forward == nil)
+        for (arguments, message) in [(["--video", "janus:5004"], "--video must be an IP address and a port, A.B.C.D:PORT or [IPv6]:PORT (got janus:5004)"),
+                                     (["--video", "10.0.0.5:5004", "--video-rtcp", "10.0.0.5"],
+                                      "--video-rtcp must be an IP address and a port, A.B.C.D:PORT or [IPv6]:PORT (got 10.0.0.5)"),
+                                     (["--video", "10.0.0.5:5004", "--audio-rtcp", "10.0.0.5:5007"], "--audio-rtcp goes with --audio"),
+                                     (["--stop", "--video", "10.0.0.5:5004"], "--stop takes no addresses"),
+                                     ([], "name the composite's address with --video IP:PORT (or --stop)")] {
+            let error = #expect(throws: (any Error).self) { try RoomsCommand.Forward.parse(["r"] + arguments + admin) }
+            #expect(error.map { RoomsCommand.Forward.message(for: $0) } == message)
+        }
     }
 
     /// The host's forward: both addresses reach the media options, and what cannot work is
