@@ -50,6 +50,23 @@ struct RoomForwardProcessTests {
         // Bad addresses are the command's error; the room keeps no forward.
         let named = try await server.rooms(["forward", "room", "--video", "janus.example:5004"])
         #expect(named.status != 0 && named.output.contains("IP address"), "\(named.output)")
+        // The server checks for itself what a client that skips those checks sends.
+        func put(_ body: String, room: String = "room", token: String? = nil) async throws -> String {
+            try await curl(["-s", "-w", " %{http_code}", "-X", "PUT", "-H", "Authorization: Bearer \(token ?? server.adminToken)",
+                            "-H", "Content-Type: application/json", "-d", body, server.url + "/v1/rooms/\(room)/forward"])
+        }
+        let badAddress = try await put(#"{"video":"janus.example:5004"}"#)
+        #expect(badAddress.hasSuffix(" 400") && badAddress.contains(#""error":"invalidParameters""#), "\(badAddress)")
+        let audioRTCPAlone = try await put(#"{"video":"127.0.0.1:9","audioRTCP":"127.0.0.1:10"}"#)
+        #expect(audioRTCPAlone.hasSuffix(" 400") && audioRTCPAlone.contains("goes with audio"), "\(audioRTCPAlone)")
+        #expect(try await put("not json").hasSuffix(" 400"))
+        #expect(try await put(#"{"audio":"127.0.0.1:9"}"#).hasSuffix(" 400"), "no video")
+        #expect(try await put(#"{"video":"127.0.0.1:9"}"#, room: "nowhere").hasSuffix(" 404"))
+        #expect(try await put(#"{"video":"127.0.0.1:9"}"#, token: "wrong").hasSuffix(" 401"))
+        let deleteElsewhere = try await curl(["-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "DELETE",
+                                              "-H", "Authorization: Bearer \(server.adminToken)", server.url + "/v1/rooms/nowhere/forward"])
+        #expect(deleteElsewhere == "404")
+        #expect(!(try await server.rooms(["show", "room"])).output.contains("forward:"), "nothing refused was kept")
 
         let set = try await server.rooms(["forward", "room", "--video", "127.0.0.1:\(audience.port)"])
         #expect(set.status == 0 && set.output.contains("room forwards the composite to 127.0.0.1:\(audience.port)"), "\(set.output)")
