@@ -84,7 +84,12 @@ struct RoomForwardProcessTests {
         #expect(Set(received.map(\.packet.header.timestamp)).count >= 30, "\(received.count) packets forwarded")
         let bossPort = try #require(received.first?.port)
         #expect(received.allSatisfy { $0.port == bossPort }, "one sender: the host's socket")
-        _ = own.datagramsWithPorts()
+        // The room's forward goes on with the host's stream: one SSRC, the next sequence
+        // number, the same timestamp mapping; an SFU sees no jump.
+        let ownLast = try #require(Self.composite(own.datagramsWithPorts()).last, "the host's own forward ran until the switch")
+        #expect(received[0].packet.header.sequenceNumber == ownLast.packet.header.sequenceNumber &+ 1,
+                "\(ownLast.packet.header.sequenceNumber) then \(received[0].packet.header.sequenceNumber)")
+        #expect(received[0].packet.header.timestamp &- ownLast.packet.header.timestamp <= 90_000, "timestamps go on")
         try await Task.sleep(for: .milliseconds(500))
         #expect(Self.composite(own.datagramsWithPorts()).isEmpty, "the room's forward took the place of the host's own")
         let first = try #require(received.first { $0.packet.payload.first.map { $0 & 0x10 != 0 } ?? false })

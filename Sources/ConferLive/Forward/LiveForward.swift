@@ -92,12 +92,25 @@ final class LiveForward {
 
     /// A forward of `codec` video (and Opus) to `target`; `ntpClock` maps the host's clock
     /// to wall-clock NTP time for the sender reports.
-    init(_ target: LiveForwardTarget, codec: Codec, seed: UInt64, ntpClock: NTPClockMapping) throws {
+    ///
+    /// One that replaces `previous` goes on with its streams where they use the same codec
+    /// and payload types: the same SSRCs, the next sequence numbers, the same timestamp
+    /// mapping and the sender reports' running counts. A stream is the host's, not the
+    /// address's: an SFU that keeps listening (the administrator added an audio port, or
+    /// named the RTCP port) sees no jump of thousands of sequence numbers under one SSRC,
+    /// which a receiver takes for a loss burst or a restart (RFC 3550 §A.1).
+    init(_ target: LiveForwardTarget, codec: Codec, seed: UInt64, ntpClock: NTPClockMapping, continuing previous: LiveForward? = nil) throws {
         video = try UDPSocket.resolve(target.video)
         audio = try target.audio.map { try UDPSocket.resolve($0) }
         videoRTCP = try target.videoRTCP.map { try UDPSocket.resolve($0) }
         audioRTCP = try target.audio == nil ? nil : target.audioRTCP.map { try UDPSocket.resolve($0) }
         self.ntpClock = ntpClock
+        if let previous, previous.videoPacketizer.codec == codec, previous.videoPacketizer.payloadType == target.videoPayloadType,
+           previous.audioPacketizer.payloadType == target.audioPayloadType {
+            (videoPacketizer, audioPacketizer) = (previous.videoPacketizer, previous.audioPacketizer)
+            (videoSent, audioSent) = (previous.videoSent, previous.audioSent)
+            return
+        }
         var random = SeededRandom(seed: seed)
         videoPacketizer = try RTPPacketizer(codec: codec, ssrc: Self.videoSSRC, payloadType: target.videoPayloadType,
                                             firstSequenceNumber: .random(in: 0 ... .max, using: &random),

@@ -122,11 +122,14 @@ public enum LiveMeetingHost {
         private var random = SystemRandomNumberGenerator()
         private var composite: CompositeFileWriter?
         private var forward: LiveForward?
+        /// The last forward that ran, whose streams a new one goes on with (``LiveForward``'s
+        /// `continuing`): a stop and a new address mid-meeting are one stream to an SFU.
+        private var streamsOf: LiveForward?
         /// What forwards replaced while running had sent, for the figures.
         private var formerForwards = LiveMeetingControl.Figures()
         private var forwardsFailed = 0
-        /// Forwards started while running: each starts its numbers from another seed, so an
-        /// SFU that saw the last one does not take the new one's packets for old ones.
+        /// Forwards started while running: the first one's numbers come from another seed
+        /// than a forward the configuration named.
         private var forwardsStarted = 0
         private let codec: Codec
         private let seed: UInt64
@@ -187,11 +190,13 @@ public enum LiveMeetingHost {
                 formerForwards.forwardKeyframeRequests += old.keyframeRequests
                 formerForwards.forwardFeedbackDropped += old.feedbackDropped
             }
+            if let old = forward { streamsOf = old }
             forward = nil
             if let target {
                 do {
                     forwardsStarted += 1
-                    forward = try LiveForward(target, codec: codec, seed: seed &+ UInt64(forwardsStarted), ntpClock: host.configuration.ntpClock)
+                    forward = try LiveForward(target, codec: codec, seed: seed &+ UInt64(forwardsStarted), ntpClock: host.configuration.ntpClock,
+                                              continuing: streamsOf)
                     host.requestCompositeKeyframe(at: now)
                 } catch {
                     forwardsFailed += 1

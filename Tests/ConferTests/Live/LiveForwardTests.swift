@@ -55,6 +55,43 @@ import ConferRTP
         #expect(audio.ssrc == LiveForward.audioSSRC && audio.packetCount == 0)
     }
 
+    /// A forward that replaces another goes on with its streams: the SSRC, the next sequence
+    /// number, the timestamp mapping and the report's counts; other payload types start anew.
+    @Test func aReplacingForwardGoesOnWithTheStreams() throws {
+        let first = try Self.forward(audio: false)
+        func frame(at seconds: Double) -> EncodedFrame {
+            EncodedFrame(codec: .vp8, data: [UInt8](repeating: 0x5A, count: 2000), isKeyframe: true, timestamp: Self.at(seconds),
+                         width: 320, height: 180, vp8: VP8FrameInfo(pictureID: 1))
+        }
+        first.take(video: frame(at: 1))
+        func headers(_ forward: LiveForward) throws -> [RTPHeader] {
+            try (0 ..< forward.videoPackets.count).map { try RTPPacket(parsing: Array(forward.videoPackets[$0])).header }
+        }
+        let before = try headers(first)
+        let moved = LiveForwardTarget(video: UDPAddress(host: "127.0.0.1", port: 6000), audio: UDPAddress(host: "127.0.0.1", port: 6002),
+                                      videoRTCP: UDPAddress(host: "127.0.0.1", port: 6001))
+        let second = try LiveForward(moved, codec: .vp8, seed: 8, ntpClock: Self.clock, continuing: first)
+        second.take(video: frame(at: 1.5))
+        let after = try headers(second)
+        #expect(before.count == 2 && after.count == 2)
+        #expect(after[0].ssrc == LiveForward.videoSSRC)
+        #expect(after[0].sequenceNumber == before[1].sequenceNumber &+ 1)
+        #expect(after[0].timestamp &- before[0].timestamp == 45_000, "half a second on the same mapping")
+        guard case .senderReport(let report) = try RTCPCompound.parse(second.reports(at: Self.at(2))[0].bytes).first else {
+            Issue.record("no SR")
+            return
+        }
+        #expect(report.packetCount == 4, "the stream's count, not the new address's")
+
+        var otherType = moved
+        otherType.videoPayloadType = 100
+        let anew = try LiveForward(otherType, codec: .vp8, seed: 8, ntpClock: Self.clock, continuing: first)
+        anew.take(video: frame(at: 1.5))
+        let restarted = try headers(anew)[0]
+        #expect(restarted.payloadType == 100)
+        #expect(restarted.sequenceNumber != before[1].sequenceNumber &+ 1, "another stream's numbers")
+    }
+
     /// Reports go only where the target names an RTCP port, and audio's only with audio.
     @Test func reportsGoOnlyToTheRTCPPortsNamed() throws {
         #expect(try Self.forward(videoRTCP: false, audioRTCP: false).reports(at: Self.at(1)).isEmpty)
