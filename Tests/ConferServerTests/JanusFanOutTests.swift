@@ -144,6 +144,62 @@ struct JanusFanOutTests {
         #expect((figures["forwardReportsSent"] as? Int ?? 0) >= 5, "a sender report a second: \(figures)")
         #expect(figures["forwardFeedbackDropped"] as? Int == 0)
     }
+
+    /// The room's forward follows the host role to another machine without the audience
+    /// noticing more than a moment: a viewer watching through Janus while the role moves
+    /// keeps decoding, and what it decodes after is the new host's composite (its own canvas
+    /// size), whose first frame is a keyframe. Both hosts send under the forward's one SSRC,
+    /// each with its own numbers; Janus and the viewer take the jump with the keyframe.
+    @Test(.enabled(if: JanusServer.hasViewer, "needs python3-aiortc (Scripts/install-deps installs it)"))
+    func aViewerKeepsThePictureWhenTheHostRoleMoves() async throws {
+        let directory = NSTemporaryDirectory() + "confer-janus-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let janus = try await JanusServer(directory: directory)
+        let created = try await janus.streaming(["request": "create", "type": "rtp", "id": 79, "media": [
+            ["type": "video", "mid": "v", "port": 0, "rtcpport": 0, "pt": 96, "codec": "vp8"],
+        ]])
+        let ports = try #require((created["stream"] as? [String: Any])?["ports"] as? [[String: Any]], "\(created)")
+        let (videoPort, rtcpPort) = (try #require(ports.first?["port"] as? Int), try #require(ports.first?["rtcp_port"] as? Int, "\(ports)"))
+
+        let server = try await TestServer()
+        let canvas = ["--size", "320x180", "--fps", "15"]
+        let host = try server.member("host", token: try await server.token("boss", role: "host"), ["--approve", "all", "--json"] + canvas)
+        #expect(await host.wait(upTo: 20) { $0.stderr.contains("joined") }, "host: \(host.stderr)")
+        let alice = try server.member("join", token: try await server.token("alice"), ["--json", "--camera-size", "160x90"])
+        #expect(await alice.wait(upTo: 20) { $0.stderr.contains("joined") }, "alice: \(alice.stderr)")
+        let set = try await server.rooms(["forward", "room", "--video", "127.0.0.1:\(videoPort)", "--video-rtcp", "127.0.0.1:\(rtcpPort)"])
+        #expect(set.status == 0, "\(set.output)")
+        try await Task.sleep(for: .seconds(2))
+
+        // The viewer watches for 9 s; 3 s in, the role moves.
+        let viewer = try ConferProcess(executable: JanusServer.viewerScript, [janus.url, "79", "9"])
+        try await Task.sleep(for: .seconds(3))
+        let moved = ContinuousClock.now
+        let role = try await server.rooms(["role", "room", "alice", "host"])
+        #expect(role.status == 0, "\(role.output)")
+        #expect(await viewer.exitStatus(timeout: 40) == 0, "janus-viewer: \(viewer.stderr)")
+        let watched = try #require(try JSONSerialization.jsonObject(with: Data(viewer.stdout.utf8)) as? [String: Any], "\(viewer.stdout)")
+        let movedAfter = (ContinuousClock.now - moved).components.seconds
+        for process in [alice, host] { process.signal(SIGINT) }
+        #expect(await alice.exitStatus() == 0, "alice: \(alice.stderr)")
+        #expect(await host.exitStatus() == 0, "boss: \(host.stderr)")
+        await janus.stop()
+        await server.stop()
+
+        // The viewer's clock starts at its answer, about when the watch began; the role
+        // moved some 3 s later. Its last 3 s are well after the move: the new host's frames.
+        let seconds = watched["frameSeconds"] as? [Double] ?? []
+        let end = seconds.last ?? 0
+        #expect(seconds.filter { $0 < 3 }.count >= 20, "frames before the move: \(watched)")
+        #expect(seconds.filter { $0 > end - 3 }.count >= 30, "frames in the last 3 s, from alice's machine: \(seconds), moved \(movedAfter) s before the end")
+        let gaps = zip(seconds, seconds.dropFirst()).map { $1 - $0 }
+        #expect((gaps.max() ?? 9) < 2.5, "the picture stalls for a moment at most: \(gaps.max() ?? 9) s")
+        let aliceReport = try #require(try JSONSerialization.jsonObject(with: Data(alice.stdout.utf8)) as? [String: Any], "\(alice.stdout)")
+        let figures = try #require((aliceReport["media"] as? [String: Any])?["figures"] as? [String: Any], "\(aliceReport)")
+        #expect((figures["packetsForwarded"] as? Int ?? 0) > 100, "alice's machine forwarded: \(figures)")
+        #expect(watched["sizes"] as? [String] == ["320x180", "640x360"], "boss's canvas, then alice's (join's default): \(watched)")
+    }
 }
 
 /// Whether FFmpeg's command-line tool is installed.
