@@ -3,7 +3,8 @@ import ConferTestSupport
 import Foundation
 import Testing
 
-/// The room's forward across processes: the administrator names where the meeting goes for an
+/// The room's forward across processes: a host forwards its canvas from the start, alone in
+/// the room; the administrator names where the meeting goes for an
 /// outside audience (`confer rooms forward`), the host running the meeting starts forwarding
 /// there with a keyframe, the host role moves and the new host's machine forwards instead, and
 /// the administrator stops it. The audience here is a UDP socket the test reads
@@ -39,6 +40,15 @@ struct RoomForwardProcessTests {
         let host = try server.member("host", token: try await server.token("boss", role: "host"),
                                      ["--approve", "all", "--events", "--forward-video", "127.0.0.1:\(own.port)"] + Self.canvas)
         #expect(await host.wait(upTo: 20) { $0.eventNames.contains("joined") }, "host: \(host.stderr)")
+        // Alone in the room, the host forwards already: its audience sees the canvas.
+        var alone: [(port: Int, packet: RTPPacket)] = []
+        let aloneDeadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < aloneDeadline, Set(alone.map(\.packet.header.timestamp)).count < 10 {
+            try await Task.sleep(for: .milliseconds(100))
+            alone += Self.composite(own.datagramsWithPorts())
+        }
+        #expect(Set(alone.map(\.packet.header.timestamp)).count >= 10, "the host alone forwards its canvas: \(alone.count) packets")
+        #expect(alone.first.map { Self.isKeyframeStart($0.packet) } == true, "starting with a keyframe")
         let alice = try server.member("join", token: try await server.token("alice"), ["--events"] + Self.camera)
         // The meeting runs: alice decodes composites.
         #expect(await alice.wait(upTo: 30) { process in

@@ -91,7 +91,8 @@ public final class HostPipeline {
     let simulcastAllocator = SimulcastAllocator()
     private var participantIndex: [ParticipantID: Int] = [:]
     private var random: SeededRandom
-    /// When composite frames started (the first participant's arrival) and how many since.
+    /// When composite frames started (the first participant's arrival, or the first poll of
+    /// a host that ``runsWithoutParticipants``) and how many since.
     private var videoStart: Timestamp?
     private var videoFrameIndex: Int64 = 0
     /// The start of the next 10 ms mixer step.
@@ -141,6 +142,17 @@ public final class HostPipeline {
         set { audio.mixHandler = newValue }
     }
 
+    /// Whether the composite and the mix go on while no participant is in the meeting (off
+    /// by default: with no one to send to, the host rests). For an audience outside the
+    /// meeting (``compositeHandler``'s forward to an SFU): without it, that audience keeps
+    /// the last picture of whoever left last, and a viewer who comes before anyone joins sees
+    /// nothing. Turned on, the clocks start at the next ``poll(at:)``.
+    public var runsWithoutParticipants = false {
+        didSet {
+            if !runsWithoutParticipants, participants.isEmpty { stopClocks() }
+        }
+    }
+
     /// What a participant configures its ``ReceivePipeline`` with to receive the host
     /// (``HostPipelineConfiguration/participantReceiveConfiguration``).
     public var participantReceiveConfiguration: ReceivePipelineConfiguration { configuration.participantReceiveConfiguration }
@@ -170,6 +182,12 @@ public final class HostPipeline {
         added.downlink.joinedAt = now
         participantIndex[id] = participants.count
         participants.append(added)
+        startClocks(at: now)
+        if participant.isReachable { video.throttle.request() }
+    }
+
+    /// Starts composite frames and mixer steps at `now`, unless they run already.
+    private func startClocks(at now: Timestamp) {
         if videoStart == nil {
             videoStart = now
             videoFrameIndex = 0
@@ -178,7 +196,11 @@ public final class HostPipeline {
             nextAudioStep = now
             audio.restartFrame()
         }
-        if participant.isReachable { video.throttle.request() }
+    }
+
+    private func stopClocks() {
+        videoStart = nil
+        nextAudioStep = nil
     }
 
     /// Removes participant `id`: from now on it is on no canvas and in no mix, and nothing
@@ -191,10 +213,7 @@ public final class HostPipeline {
         audio.release(removed)
         try? audio.mixer.remove(id)   // it was added with the participant
         video.composer.remove(id)
-        if participants.isEmpty {
-            videoStart = nil
-            nextAudioStep = nil
-        }
+        if participants.isEmpty, !runsWithoutParticipants { stopClocks() }
         updateCompositeBitrate()
     }
 
@@ -232,6 +251,7 @@ public final class HostPipeline {
     /// - Throws: the video or Opus encoder's error; what was due before it is done.
     public func poll(at now: Timestamp) throws {
         advanceClock(to: now)
+        if runsWithoutParticipants { startClocks(at: now) }
         for participant in participants {
             participant.receive.poll(at: now)
             participant.downlink.transport.poll(at: now)
@@ -245,9 +265,12 @@ public final class HostPipeline {
         }
     }
 
-    /// The next time ``poll(at:)`` has something to do; nil without participants.
+    /// The next time ``poll(at:)`` has something to do; nil without participants (unless
+    /// the host ``runsWithoutParticipants``: then the latest time it was called with, until
+    /// a poll starts its clocks).
     public var nextPollTime: Timestamp? {
-        guard !participants.isEmpty else { return nil }
+        guard !participants.isEmpty || runsWithoutParticipants else { return nil }
+        if videoStart == nil { return clock }
         var next = nextVideoFrameTime
         func consider(_ time: Timestamp?) {
             guard let time else { return }

@@ -177,6 +177,8 @@ public enum LiveMeetingHost {
                 forward?.take(video: frame)
             } : nil
             host.mixHandler = forward.flatMap { forward in forward.audio == nil ? nil : { forward.take(audio: $0) } }
+            // The forward's audience watches whether or not anyone is in the meeting.
+            host.runsWithoutParticipants = forward != nil
         }
 
         /// Forwards to `target` from now on, or stops (nil). A new forward's audience gets a

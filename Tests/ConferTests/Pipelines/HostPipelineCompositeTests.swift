@@ -253,4 +253,48 @@ import Foundation
         host.removeParticipant(8, at: .zero)
         #expect(host.participantIDs.isEmpty && host.nextPollTime == nil)
     }
+
+    /// A host with an audience outside the meeting (``HostPipeline/runsWithoutParticipants``,
+    /// as a forward to an SFU sets it) composes and mixes with no participant: before the
+    /// first joins and after the last leaves, at the composite's 30 fps and the mix's 20 ms,
+    /// starting with a keyframe. Without it the host rests, as it does once it is turned off.
+    @Test func anAudienceKeepsTheHostRunningWithoutParticipants() throws {
+        let host = try HostPipeline(configuration: TestMeeting.smallHost())
+        var frames: [EncodedFrame] = []
+        var mixes = 0
+        host.compositeHandler = { frames.append($0) }
+        host.mixHandler = { _ in mixes += 1 }
+        func seconds(_ value: Double) -> Timestamp { Timestamp(microseconds: Int64((value * 1_000_000).rounded())) }
+        func run(_ start: Double, _ end: Double) throws {
+            for step in Int(start * 1000) ..< Int(end * 1000) {
+                let now = seconds(Double(step) / 1000)
+                if let due = host.nextPollTime, due <= now { try host.poll(at: now) }
+            }
+        }
+        try run(0, 1)
+        #expect(frames.isEmpty && mixes == 0, "no participant and no audience: the host rests")
+
+        host.runsWithoutParticipants = true
+        try run(1, 2)
+        #expect((29 ... 31).contains(frames.count), "a second of 30 fps: \(frames.count)")
+        #expect(frames.first?.isKeyframe == true)
+        #expect(frames.count > 1 && (frames[1].timestamp - frames[0].timestamp).microseconds == 33_333)
+        #expect((49 ... 51).contains(mixes), "a second of 20 ms mix frames: \(mixes)")
+
+        // A participant comes and goes; the audience's picture goes on without a break.
+        let participant = HostParticipantConfiguration(receive: ReceivePipelineConfiguration(video: .init(codec: .vp8), audio: .init()))
+        try host.addParticipant(7, configuration: participant, at: seconds(2)) { _ in }
+        try run(2, 2.5)
+        host.removeParticipant(7, at: seconds(2.5))
+        try run(2.5, 3.5)
+        #expect((74 ... 76).contains(frames.count), "2.5 s of 30 fps: \(frames.count)")
+        let gaps = zip(frames, frames.dropFirst()).map { $1.timestamp - $0.timestamp }
+        #expect(gaps.allSatisfy { $0.microseconds <= 33_334 }, "no frame skipped")
+
+        host.runsWithoutParticipants = false
+        #expect(host.nextPollTime == nil)
+        let (framesThen, mixesThen) = (frames.count, mixes)
+        try run(3.5, 4)
+        #expect(frames.count == framesThen && mixes == mixesThen, "the audience gone, the host rests again")
+    }
 }
