@@ -82,7 +82,8 @@ public struct SignalServer: Sendable {
     public init(configuration: SignalServerConfiguration, logger: Logger = Logger(label: "confer.serve")) async throws(SignalServerError) {
         do { issuer = try await TokenIssuer(secret: configuration.secret) } catch { throw .secret(error) }
         metrics = ServerMetrics()
-        hub = RoomHub(rules: configuration.rules, metrics: metrics)
+        let signer = issuer
+        hub = RoomHub(rules: configuration.rules, metrics: metrics, signer: { await signer.sign($0) })
         let log: CallLog
         do { log = try CallLog(path: configuration.callLogPath) } catch { throw .callLog(error) }
         calls = CallHub(rules: configuration.callRules, log: log, metrics: metrics, logger: logger)

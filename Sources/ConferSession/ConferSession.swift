@@ -9,8 +9,8 @@
 ///   ``ChatMessage`` and its bounded history).
 /// - Connection/: a member's ``ConnectionState`` and ``ConnectionStateMachine`` (reconnection
 ///   with backoff inside a grace window), and the one ``DisconnectReason``.
-/// - Tokens/: what a token claims (``TokenClaims``) and the checks made on it; signing
-///   lives in ConferTokens.
+/// - Tokens/: what a token claims (``TokenClaims``), the checks made on it and when a
+///   connected member's is renewed; signing lives in ConferTokens.
 /// - Media/: what an approved member is given to send and receive (``MediaGrant``).
 /// - Protocol/: the wire vocabulary — ``ClientMessage`` and ``ServerMessage`` in a versioned
 ///   envelope, decoded by ``SignalCodec`` with a size cap and typed errors.

@@ -403,6 +403,41 @@ struct SignalingProcessTests {
         await server.stop()
     }
 
+    /// A meeting outlasts the tokens it was joined with: the server renews a connected
+    /// member's token halfway through its lifetime, and the client resumes with the renewal
+    /// after the first one's `exp` (alice's 4 s token, her connection cut at 6 s). With
+    /// `--no-token-refresh` the token bounds the session: alice leaves with `tokenExpired`.
+    @Test func aMeetingOutlastsItsTokensAndAResumeUsesTheRenewal() async throws {
+        let server = try await TestServer()
+        let host = try server.member("host", token: try await server.token("boss", role: "host"), ["--approve", "all", "--events", "--no-media"])
+        #expect(await host.wait(upTo: 20) { $0.eventNames.contains("joined") }, "host: \(host.stderr)")
+        let alice = try server.member("join", token: try await server.token("alice", ttl: 4),
+                                      ["--events", "--no-media", "--duration", "9", "--cut-signaling-after", "6"])
+        #expect(await alice.exitStatus(timeout: 30) == 0, "alice: \(alice.stderr)")
+        let states = alice.events.filter { $0["event"] as? String == "connection" }.compactMap { $0["state"] as? String }
+        #expect(states == ["connecting", "connected", "reconnecting", "reconnected", "disconnected"], "\(states)")
+        #expect(alice.eventNames.filter { $0 == "joined" }.count == 2, "resumed after her first token's exp")
+        let left = host.events.filter { $0["event"] as? String == "memberLeft" }.compactMap { $0["reason"] as? String }
+        #expect(left == ["left"], "alice stayed until she left: \(left)")
+        host.signal(SIGINT)
+        #expect(await host.exitStatus() == 0, "host: \(host.stderr)")
+        await server.stop()
+
+        let bounded = try await TestServer(arguments: ["--no-token-refresh"])
+        let boss = try bounded.member("host", token: try await bounded.token("boss", role: "host"), ["--approve", "all", "--events", "--no-media"])
+        #expect(await boss.wait(upTo: 20) { $0.eventNames.contains("joined") }, "host: \(boss.stderr)")
+        let started = ContinuousClock.now
+        let bob = try bounded.member("join", token: try await bounded.token("bob", ttl: 3), ["--events", "--no-media", "--duration", "9"])
+        #expect(await bob.exitStatus(timeout: 30) == 4, "bob: \(bob.stderr)")
+        #expect(ContinuousClock.now - started < .seconds(7), "ended at the token's exp, not at --duration")
+        #expect(bob.stderr.contains("tokenExpired"), "\(bob.stderr)")
+        #expect(await boss.wait(upTo: 5) { process in
+            process.events.contains { $0["event"] as? String == "memberLeft" && $0["reason"] as? String == "tokenExpired" }
+        }, "boss: \(boss.stderr)")
+        boss.signal(SIGINT)
+        await bounded.stop()
+    }
+
     @Test(arguments: ["invalidToken", "tokenExpired"])
     func badTokensAreRefusedWithTheirReason(_ expected: String) async throws {
         let server = try await TestServer()

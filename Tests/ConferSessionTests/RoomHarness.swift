@@ -9,6 +9,8 @@ struct RoomHarness {
     private(set) var inbox: [SessionAddress: [ServerMessage]] = [:]
     private(set) var ended: [SessionAddress: DisconnectReason] = [:]
     private(set) var discarded = false
+    /// The renewed tokens each session was sent, in order.
+    private(set) var refreshed: [SessionAddress: [TokenClaims]] = [:]
     private var nextConnection: UInt64 = 1
 
     init(rules: RoomRules = RoomRules(), createdByAdministrator: Bool = false, id: String = "room") {
@@ -18,6 +20,14 @@ struct RoomHarness {
 
     func claims(_ identity: String, _ role: MemberRole, room: String = "room", lifetime: Duration = .seconds(3600)) -> TokenClaims {
         TokenClaims(identity: identity, name: identity.uppercased(), room: room, role: role, notBefore: now, lifetime: lifetime)
+    }
+
+    /// A new connection for `identity` joining with `claims` as they are.
+    mutating func join(_ claims: TokenClaims) -> SessionAddress {
+        let address = SessionAddress(identity: claims.identity, connection: nextConnection)
+        nextConnection += 1
+        apply(room.join(claims, on: address, at: now))
+        return address
     }
 
     /// A new connection for `identity` joining with `role`.
@@ -58,6 +68,7 @@ struct RoomHarness {
             case .end(let address, let reason):
                 #expect(ended[address] == nil, "a session is ended once")
                 ended[address] = reason
+            case .refreshToken(let address, let claims): refreshed[address, default: []].append(claims)
             case .discard: discarded = true
             }
         }

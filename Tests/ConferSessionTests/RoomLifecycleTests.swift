@@ -76,8 +76,11 @@ import Testing
         #expect(h.ended[host] == .timedOut && h.ended[members[0]] == .timedOut)
     }
 
+    /// With renewal off (`confer serve --no-token-refresh`), a token's `exp` bounds the session.
     @Test func anExpiredTokenEndsTheSession() {
-        var h = RoomHarness()
+        var rules = RoomRules()
+        rules.refreshesTokens = false
+        var h = RoomHarness(rules: rules)
         let host = h.join("host", .host, lifetime: .seconds(20))
         let alice = h.join("alice", .observer)
         h.clear()
@@ -88,6 +91,72 @@ import Testing
         }
         #expect(h.ended[host] == .tokenExpired)
         #expect(h.events(alice).contains(.memberLeft(identity: "host", reason: .tokenExpired)))
+    }
+
+    /// A connected member's token is renewed halfway through its lifetime, as long-lived as
+    /// the first and with its grant (identity, name, room, role), so the meeting outlasts
+    /// it; a long-lived token is not renewed in that time. The renewal resumes the session
+    /// after the first token's `exp`.
+    @Test func aConnectedMembersTokenIsRenewedAndTheMeetingOutlastsIt() {
+        var h = RoomHarness()
+        let first = h.claims("host", .host, lifetime: .seconds(20))
+        let host = h.join(first)
+        let alice = h.join("alice", .observer)
+        let start = h.now
+        for _ in 0 ..< 6 {
+            h.advance(.seconds(9))
+            h.send(.ping(sent: nil), from: host)
+            h.send(.ping(sent: nil), from: alice)
+        }
+        #expect(h.ended[host] == nil, "54 s on a 20 s token")
+        let renewals = h.refreshed[host] ?? []
+        #expect(renewals.count == 5, "at 10, 20, 30, 40 and 50 s: \(renewals.map(\.notBefore))")
+        #expect(renewals.first?.notBefore == (start + .seconds(10)).wholeSeconds)
+        for claims in renewals {
+            #expect(claims.expires - claims.notBefore == 20 && claims.issuedAt == claims.notBefore)
+            #expect(claims.identity == "host" && claims.name == "HOST" && claims.room == "room" && claims.role == .host)
+        }
+        #expect(h.refreshed[alice] == nil, "an hour's token is not renewed in a minute")
+
+        // The connection drops after the first token expired: the renewal resumes it.
+        h.lose(host)
+        h.clear()
+        let last = try! #require(renewals.last)
+        #expect(first.expiry <= h.now)
+        let resumed = h.join(last)
+        #expect(h.take(resumed).contains { if case .joined = $0 { true } else { false } }, "resumed with the renewed token")
+        #expect(h.ended[resumed] == nil)
+    }
+
+    /// A member whose connection dropped gets no renewal: its token runs out as before (here
+    /// within the reconnect grace) and ends the seat.
+    @Test func anOfflineMembersTokenIsNotRenewed() {
+        var h = RoomHarness()
+        let host = h.join("host", .host, lifetime: .seconds(20))
+        let alice = h.join("alice", .observer)
+        h.advance(.seconds(5))
+        h.lose(host)
+        h.advance(.seconds(16))
+        #expect(h.refreshed[host] == nil)
+        #expect(h.events(alice).contains(.memberLeft(identity: "host", reason: .tokenExpired)))
+    }
+
+    /// When a token is renewed, and what its renewal says, at the edges: a second after issue
+    /// at the earliest, never for one that never expires or has no lifetime, and a renewal
+    /// that saturates rather than overflows.
+    @Test func tokenRenewalTimes() {
+        let second = TokenClaims(identity: "a", name: "a", room: "r", role: .participant, notBefore: 100, expires: 101, issuedAt: 100)
+        #expect(second.refreshTime == SessionTime(milliseconds: 101_000))
+        let hour = TokenClaims(identity: "a", name: "a", room: "r", role: .participant, notBefore: 100, expires: 3700)
+        #expect(hour.refreshTime == SessionTime(milliseconds: 1_900_000), "halfway, counted from nbf without iat")
+        let never = TokenClaims(identity: "a", name: "a", room: "r", role: .participant, notBefore: 0, expires: .max)
+        #expect(never.refreshTime == nil)
+        let backwards = TokenClaims(identity: "a", name: "a", room: "r", role: .participant, notBefore: 100, expires: 50)
+        #expect(backwards.refreshTime == nil)
+        let renewed = hour.refreshed(at: SessionTime(milliseconds: 2_000_500))
+        #expect(renewed.notBefore == 2000 && renewed.issuedAt == 2000 && renewed.expires == 5600)
+        let huge = TokenClaims(identity: "a", name: "a", room: "r", role: .participant, notBefore: .min, expires: 1)
+        #expect(huge.refreshed(at: SessionTime(milliseconds: .max)).expires == .max)
     }
 
     /// A token signed by an application's own backend may say it never expires with the

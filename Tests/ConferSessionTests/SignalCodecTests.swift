@@ -27,7 +27,7 @@ import Testing
             .joined(h.room.snapshot(for: "host")), .refused(action: "kick", reason: .notHost), .disconnected(reason: .kicked),
             .pong(sent: 1), .event(.memberLeft(identity: "a", reason: .timedOut)), .event(.roomClosed),
             .event(.forwardChanged(RoomForward(video: "10.0.0.5:5004", videoRTCP: "10.0.0.5:5005", audio: "[::1]:5006"))),
-            .event(.forwardChanged(nil)),
+            .event(.forwardChanged(nil)), .tokenRefreshed(token: "eyJ.eyJ.sig"),
         ]
         for message in messages {
             #expect(try SignalCodec.decodeServer(SignalCodec.encode(message)) == message)

@@ -102,6 +102,9 @@ private struct Copies {
             case .end(let address, let reason):
                 ended.insert(address)
                 if reason == .kicked { kicked.append(address.identity) }
+            case .refreshToken(let address, let claims):
+                require(claims.identity == address.identity && !ended.contains(address),
+                        "a renewed token for \(claims.identity) sent to \(address), ended: \(ended.contains(address))")
             case .send, .discard: break
             }
         }

@@ -40,6 +40,8 @@ struct ServeCommand: AsyncParsableCommand {
     var joinTimeout: Double = 60
     @Option(help: "The most sending members (host and participants) per room.")
     var memberLimit: Int?
+    @Flag(help: "Do not renew a connected member's token halfway through its lifetime: a member leaves when its token expires.")
+    var noTokenRefresh = false
     @Option(help: "The call log's SQLite file (default: confer-calls.sqlite in the working directory).")
     var db: String?
     @Flag(help: "Keep the call log in memory only (lost when the server stops).")
@@ -87,6 +89,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.rules.reconnectGrace = .milliseconds(Int64(reconnectGrace * 1000))
         configuration.rules.joinRequestTimeout = .milliseconds(Int64(joinTimeout * 1000))
         configuration.rules.memberLimit = memberLimit
+        configuration.rules.refreshesTokens = !noTokenRefresh
         configuration.callRules.ringingTimeout = .milliseconds(Int64(ringingTimeout * 1000))
         configuration.callRules.connectionTimeout = .milliseconds(Int64(connectionTimeout * 1000))
         configuration.callRules.reconnectWindow = .milliseconds(Int64(callReconnectWindow * 1000))

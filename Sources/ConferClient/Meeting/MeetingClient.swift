@@ -32,10 +32,14 @@ public actor MeetingClient {
     private var leaving = false
     private var everConnected = false
     private var lastError: String?
+    /// What the next join or resume presents: the configuration's token until the server
+    /// renews it (``currentToken``).
+    private var token: String
 
     /// A client for `configuration`; fails when the URL or token cannot be used.
     public init(configuration: MeetingClientConfiguration, logger: Logger = Logger(label: "confer.client")) throws(MeetingClientError) {
         self.configuration = configuration
+        token = configuration.token
         claims = try configuration.unverifiedClaims()
         guard claims.room != TokenClaims.callScope else {
             throw .invalidConfiguration("the token is for calls, not for a room: mint one for the room (`confer token --room`)")
@@ -50,6 +54,11 @@ public actor MeetingClient {
 
     /// This member's identity.
     public nonisolated var identity: String { claims.identity }
+
+    /// The token this client resumes with: the configuration's, or the server's renewal of
+    /// it while connected, valid past the first one's `exp` (``RoomRules/refreshesTokens``).
+    /// An app that rejoins after a restart can keep it instead of minting one.
+    public var currentToken: String { token }
 
     /// Connects and joins. Returns the room once this member is admitted (a participant
     /// waits for the host's approval; ``events`` says `waiting` meanwhile); throws when the
@@ -122,7 +131,7 @@ public actor MeetingClient {
         while true {
             let link = SignalLink<ClientMessage, ServerMessage>()
             self.link = link
-            link.send(.join(token: configuration.token, room: claims.room, devices: configuration.devices))
+            link.send(.join(token: token, room: claims.room, devices: configuration.devices))
             var code: UInt16?
             var connected = true
             do {
@@ -193,6 +202,8 @@ public actor MeetingClient {
             endReason = reason
         case .pong:
             break
+        case .tokenRefreshed(let token):
+            self.token = token
         }
     }
 

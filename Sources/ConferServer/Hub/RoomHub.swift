@@ -23,14 +23,19 @@ public actor RoomHub {
     public let rules: RoomRules
     let metrics: ServerMetrics
     private let clock: @Sendable () -> SessionTime
+    /// Signs a member's renewed token (``RoomEffect/refreshToken(_:_:)``); nil: none is sent.
+    private let signer: (@Sendable (TokenClaims) async -> String)?
 
-    /// A hub keeping rooms in `store`, reading time from `clock`.
+    /// A hub keeping rooms in `store`, reading time from `clock`, signing renewed tokens with
+    /// `signer` (the server's ``TokenIssuer``).
     public init(rules: RoomRules = RoomRules(), store: any RoomStore = InMemoryRoomStore(), metrics: ServerMetrics = ServerMetrics(),
-                clock: @escaping @Sendable () -> SessionTime = { SessionTime.now() }) {
+                clock: @escaping @Sendable () -> SessionTime = { SessionTime.now() },
+                signer: (@Sendable (TokenClaims) async -> String)? = nil) {
         self.rules = rules
         self.store = store
         self.metrics = metrics
         self.clock = clock
+        self.signer = signer
     }
 
     /// A number for a new connection.
@@ -242,6 +247,14 @@ public actor RoomHub {
                 outbox.yield(.text(Self.text(.disconnected(reason: reason))))
                 outbox.yield(.close(code: reason.closeCode, reason: reason.rawValue))
                 outbox.finish()
+            case .refreshToken(let address, let claims):
+                guard let signer, let outbox = outboxes[address] else { continue }
+                // Signing is async (jwt-kit); the token follows whatever this turn sends, and
+                // goes nowhere if the connection closed meanwhile.
+                Task {
+                    let token = await signer(claims)
+                    outbox.yield(.text(Self.text(.tokenRefreshed(token: token))))
+                }
             case .discard:
                 store.remove(id)
             }

@@ -14,6 +14,9 @@ public enum ServerMessage: Sendable, Codable, Hashable {
     case disconnected(reason: DisconnectReason)
     /// The answer to `ping`.
     case pong(sent: Int64?)
+    /// The member's token, renewed while it is connected (``RoomRules/refreshesTokens``):
+    /// the client resumes with it from now on, as the first one may have expired.
+    case tokenRefreshed(token: String)
 
     /// The message's name on the wire.
     public var typeName: String {
@@ -25,9 +28,10 @@ public enum ServerMessage: Sendable, Codable, Hashable {
         case .refused: "refused"
         case .disconnected: "disconnected"
         case .pong: "pong"
+        case .tokenRefreshed: "tokenRefreshed"
         }
     }
 
     /// Every name ``typeName`` can give.
-    public static let typeNames: Set<String> = ["welcome", "waiting", "joined", "event", "refused", "disconnected", "pong"]
+    public static let typeNames: Set<String> = ["welcome", "waiting", "joined", "event", "refused", "disconnected", "pong", "tokenRefreshed"]
 }

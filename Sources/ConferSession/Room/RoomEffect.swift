@@ -5,6 +5,10 @@ public enum RoomEffect: Sendable, Hashable {
     case send(SessionAddress, ServerMessage)
     /// Send the reason, then close the session's connection.
     case end(SessionAddress, DisconnectReason)
+    /// Sign `claims` with the server's secret and send the token to the session
+    /// (``ServerMessage/tokenRefreshed(token:)``): the member's token renewed while it is
+    /// connected (``RoomRules/refreshesTokens``), for it to resume with.
+    case refreshToken(SessionAddress, TokenClaims)
     /// The room is closed and holds no one; forget it.
     case discard
 }

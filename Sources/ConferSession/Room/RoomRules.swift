@@ -20,13 +20,18 @@ public struct RoomRules: Sendable, Hashable, Codable {
     public var chatHistory: Int = 100
     /// The longest chat message, in UTF-8 bytes.
     public var maximumMessageBytes: Int = 4096
+    /// Whether a connected member's token is renewed halfway through its lifetime (as
+    /// LiveKit refreshes its tokens in a session), so a meeting outlasts the tokens it was
+    /// joined with and a resume after their `exp` still works. Off: a member leaves when
+    /// its token expires (the operator bounds sessions by the tokens it mints).
+    public var refreshesTokens = true
 
-    /// The defaults: 10 s, 30 s, 30 s, 20 s, 60 s, 30 s, no member limit.
+    /// The defaults: 10 s, 30 s, 30 s, 20 s, 60 s, 30 s, no member limit, tokens refreshed.
     public init() {}
 
     enum CodingKeys: String, CodingKey {
         case emptyTimeout, unusedTimeout, keepaliveTimeout, reconnectGrace, joinRequestTimeout, deviceRequestTimeout
-        case memberLimit, maximumPendingRequests, chatHistory, maximumMessageBytes
+        case memberLimit, maximumPendingRequests, chatHistory, maximumMessageBytes, refreshesTokens
     }
 
     public init(from decoder: any Decoder) throws {
@@ -50,6 +55,7 @@ public struct RoomRules: Sendable, Hashable, Codable {
         maximumPendingRequests = try c.decodeIfPresent(Int.self, forKey: .maximumPendingRequests) ?? defaults.maximumPendingRequests
         chatHistory = try c.decodeIfPresent(Int.self, forKey: .chatHistory) ?? defaults.chatHistory
         maximumMessageBytes = try c.decodeIfPresent(Int.self, forKey: .maximumMessageBytes) ?? defaults.maximumMessageBytes
+        refreshesTokens = try c.decodeIfPresent(Bool.self, forKey: .refreshesTokens) ?? defaults.refreshesTokens
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -65,5 +71,6 @@ public struct RoomRules: Sendable, Hashable, Codable {
         try c.encode(maximumPendingRequests, forKey: .maximumPendingRequests)
         try c.encode(chatHistory, forKey: .chatHistory)
         try c.encode(maximumMessageBytes, forKey: .maximumMessageBytes)
+        try c.encode(refreshesTokens, forKey: .refreshesTokens)
     }
 }

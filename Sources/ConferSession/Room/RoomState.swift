@@ -12,7 +12,10 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
         var address: SessionAddress
         var lastSeen: SessionTime
         var offlineSince: SessionTime?
-        var tokenExpiry: SessionTime
+        /// The token it holds: the one it joined or last resumed with, or the server's last
+        /// refresh of it.
+        var token: TokenClaims
+        var tokenExpiry: SessionTime { token.expiry }
         var grant: MediaGrant?
         /// The devices an observer asked to enter with: off while it only watches, they are
         /// its devices once it becomes a participant. Nil for an observer that was a
@@ -24,7 +27,8 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
     struct Waiting: Sendable {
         var request: JoinRequest
         var address: SessionAddress
-        var tokenExpiry: SessionTime
+        var token: TokenClaims
+        var tokenExpiry: SessionTime { token.expiry }
         /// The devices it asked to enter with.
         var devices: DeviceStates
     }
@@ -120,6 +124,7 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
         }
         for seat in seats {
             consider(seat.tokenExpiry)
+            if rules.refreshesTokens, seat.offlineSince == nil { consider(seat.token.refreshTime) }
             if let offline = seat.offlineSince { consider(offline + rules.reconnectGrace) } else { consider(seat.lastSeen + rules.keepaliveTimeout) }
         }
         for entry in waiting { consider(min(entry.request.expires, entry.tokenExpiry)) }
@@ -161,7 +166,6 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
         // still holds. Whole seconds, as tokens keep time: a token minted in the kick's own
         // second may be older than the kick, so it is refused too.
         if let kick = kicks[claims.identity], claims.issued <= kick { return refuse(.kicked) }
-        let expiry = claims.expiry
         if let index = seats.firstIndex(where: { $0.member.identity == claims.identity }) {
             // The same member again: a resumed connection, or a duplicate that replaces it.
             let old = seats[index].address
@@ -171,7 +175,7 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
             seats[index].lastSeen = now
             seats[index].offlineSince = nil
             seats[index].member.online = true
-            seats[index].tokenExpiry = expiry
+            seats[index].token = claims
             let member = seats[index].member
             effects.append(.send(address, welcome(member.identity, member.role, now)))
             effects.append(.send(address, .joined(snapshot(for: member.identity))))
@@ -182,7 +186,7 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
             let old = waiting[index].address
             if old != address { effects.append(.end(old, .duplicateIdentity)) }
             waiting[index].address = address
-            waiting[index].tokenExpiry = expiry
+            waiting[index].token = claims
             if let devices { waiting[index].devices = devices }
             effects.append(.send(address, welcome(claims.identity, .participant, now)))
             effects.append(.send(address, .waiting(waiting[index].request)))
@@ -193,18 +197,18 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
             if host != nil { return refuse(.hostAlreadyPresent) }
             if isFull { return refuse(.roomFull) }
             effects.append(.send(address, welcome(claims.identity, .host, now)))
-            effects += admit(identity: claims.identity, name: claims.name, role: .host, address: address, tokenExpiry: expiry,
+            effects += admit(identity: claims.identity, name: claims.name, role: .host, address: address, token: claims,
                              devices: devices ?? DeviceStates(), at: now)
         case .observer:
             effects.append(.send(address, welcome(claims.identity, .observer, now)))
-            effects += admit(identity: claims.identity, name: claims.name, role: .observer, address: address, tokenExpiry: expiry,
+            effects += admit(identity: claims.identity, name: claims.name, role: .observer, address: address, token: claims,
                              devices: .off, at: now)
             seats[seats.count - 1].devicesWhenSending = devices ?? DeviceStates()
         case .participant:
             if isFull { return refuse(.roomFull) }
             if waiting.count + applications.count >= rules.maximumPendingRequests { return refuse(.tooManyRequests) }
             let request = JoinRequest(identity: claims.identity, name: claims.name, created: now, expires: now + rules.joinRequestTimeout)
-            waiting.append(Waiting(request: request, address: address, tokenExpiry: expiry, devices: devices ?? DeviceStates()))
+            waiting.append(Waiting(request: request, address: address, token: claims, devices: devices ?? DeviceStates()))
             occupied = true
             effects.append(.send(address, welcome(claims.identity, .participant, now)))
             effects.append(.send(address, .waiting(request)))
@@ -225,7 +229,7 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
         return seats.filter { $0.member.role.sends }.count >= limit
     }
 
-    private mutating func admit(identity: String, name: String, role: MemberRole, address: SessionAddress, tokenExpiry: SessionTime,
+    private mutating func admit(identity: String, name: String, role: MemberRole, address: SessionAddress, token: TokenClaims,
                                 devices: DeviceStates, at now: SessionTime) -> [RoomEffect] {
         let slot: UInt32
         var grant: MediaGrant?
@@ -238,7 +242,7 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
         }
         let member = RoomMember(identity: identity, name: name, role: role, online: true, devices: devices, slot: slot,
                                 media: nil, connectInfo: nil, joined: now)
-        seats.append(Seat(member: member, address: address, lastSeen: now, offlineSince: nil, tokenExpiry: tokenExpiry, grant: grant))
+        seats.append(Seat(member: member, address: address, lastSeen: now, offlineSince: nil, token: token, grant: grant))
         occupied = true
         var effects: [RoomEffect] = [.send(address, .joined(snapshot(for: identity)))]
         effects += broadcast(.memberJoined(member), except: identity)
@@ -286,7 +290,7 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
             let entry = waiting.remove(at: request)
             return toHost(.joinRequestEnded(identity: identity, outcome: .approved))
                 + admit(identity: identity, name: entry.request.name, role: .participant, address: entry.address,
-                        tokenExpiry: entry.tokenExpiry, devices: entry.devices, at: now)
+                        token: entry.token, devices: entry.devices, at: now)
         case .decline(let identity):
             guard isHost else { return refuse(.notHost) }
             guard let request = waiting.firstIndex(where: { $0.request.identity == identity }) else { return refuse(.unknownRequest) }
@@ -465,6 +469,15 @@ public struct RoomState<Random: RandomNumberGenerator & Sendable>: Sendable {
     public mutating func tick(at now: SessionTime) -> [RoomEffect] {
         var effects: [RoomEffect] = []
         if isClosed { return [] }
+        // Before the expiries: a connected member's token is renewed before it runs out, so
+        // a meeting outlasts its tokens and a resume after the first one's `exp` still works.
+        if rules.refreshesTokens {
+            for index in seats.indices where seats[index].offlineSince == nil {
+                guard let due = seats[index].token.refreshTime, due <= now else { continue }
+                seats[index].token = seats[index].token.refreshed(at: now)
+                effects.append(.refreshToken(seats[index].address, seats[index].token))
+            }
+        }
         while let index = seats.firstIndex(where: { $0.tokenExpiry <= now }) {
             effects += remove(at: index, reason: .tokenExpired, at: now)
         }

@@ -53,6 +53,30 @@ public struct TokenClaims: Sendable, Codable, Hashable {
     }
 
     /// Checks the times and the room; the signature was checked by whoever decoded it.
+    /// When a session holding this token is given a fresh one: halfway through its lifetime
+    /// (`iat`, or `nbf`, to `exp`), a second after its issue at the earliest; nil for one
+    /// that never expires (whose `exp` is past what ``SessionTime`` holds) or has no lifetime.
+    public var refreshTime: SessionTime? {
+        guard expiry < SessionTime(milliseconds: .max) else { return nil }
+        let (lifetime, overflow) = expires.subtractingReportingOverflow(issued)
+        guard !overflow, lifetime > 0 else { return nil }
+        let (half, halfOverflow) = lifetime.multipliedReportingOverflow(by: 500)
+        let (start, startOverflow) = issued.multipliedReportingOverflow(by: 1000)
+        let (due, dueOverflow) = start.addingReportingOverflow(max(half, 1000))
+        return halfOverflow || startOverflow || dueOverflow ? nil : SessionTime(milliseconds: due)
+    }
+
+    /// The same grant minted anew at `now`: identity, name, room and role as they are, valid
+    /// from `now`'s second for as long as this token was (`exp` − `iat`), `iat` then.
+    public func refreshed(at now: SessionTime) -> TokenClaims {
+        let second = now.wholeSeconds
+        let (difference, lifetimeOverflow) = expires.subtractingReportingOverflow(issued)
+        let lifetime = lifetimeOverflow ? (expires > issued ? Int64.max : 0) : max(difference, 0)
+        let (expires, overflow) = second.addingReportingOverflow(lifetime)
+        return TokenClaims(identity: identity, name: name, room: room, role: role, notBefore: second,
+                           expires: overflow ? .max : expires, issuedAt: second)
+    }
+
     public func check(room expected: String?, at now: SessionTime) throws(SessionRefusal) {
         let second = now.wholeSeconds
         if second < notBefore { throw .tokenNotYetValid }
