@@ -86,7 +86,7 @@ public struct SignalServer: Sendable {
         hub = RoomHub(rules: configuration.rules, metrics: metrics, signer: { await signer.sign($0) })
         let log: CallLog
         do { log = try CallLog(path: configuration.callLogPath) } catch { throw .callLog(error) }
-        calls = CallHub(rules: configuration.callRules, log: log, metrics: metrics, logger: logger)
+        calls = CallHub(rules: configuration.callRules, log: log, metrics: metrics, logger: logger, signer: { await signer.sign($0) })
         self.configuration = configuration
         self.logger = logger
     }

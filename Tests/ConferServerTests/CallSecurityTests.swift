@@ -133,6 +133,45 @@ struct CallSecurityTests {
         await server.stop()
     }
 
+    /// A device waiting for calls outlasts its token: the server renews it while the device
+    /// is signed in, and a dropped connection signs in again with the renewal (alice's 4 s
+    /// token, dropped at 6 s), where a call then rings. With `--no-token-refresh` the same
+    /// drop cannot sign in again: the first token has expired.
+    @Test(arguments: [true, false])
+    func aDeviceOutlastsItsTokenAndSignsInAgainWithTheRenewal(renewing: Bool) async throws {
+        let server = try await TestServer(arguments: renewing ? [] : ["--no-token-refresh"])
+        let alice = try CallClient(configuration: CallClientConfiguration(server: server.url, token: try await server.callToken("alice", ttl: 4),
+                                                                          device: "phone"))
+        try await alice.start()
+        let first = await alice.currentToken
+        try await Task.sleep(for: .seconds(6))
+        #expect(await alice.currentToken != first || !renewing, "renewed while signed in")
+        await alice.dropConnection()
+        let deadline = ContinuousClock.now + .seconds(10)
+        func settled(_ state: ConnectionState) -> Bool {
+            if case .disconnected = state { return true }
+            return state == .reconnected
+        }
+        while ContinuousClock.now < deadline, !settled(alice.connection.current) {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        guard renewing else {
+            #expect(alice.connection.current == .disconnected(.refused), "the expired token refused: \(alice.connection.current)")
+            await alice.stop()
+            await server.stop()
+            return
+        }
+        #expect(alice.connection.current == .reconnected)
+        let bob = try await client(server, "bob")
+        let call = try await bob.dial("alice", video: false)
+        let ringing = try #require(await alice.ringing.values.first { !$0.isEmpty }?.first)
+        #expect(ringing.id == call.id, "the call rings on the device signed in again")
+        await call.end()
+        await alice.stop()
+        await bob.stop()
+        await server.stop()
+    }
+
     @Test func aSideThatDropsAndReturnsWithinTheWindowReconnects() async throws {
         let server = try await TestServer()
         let alice = try await client(server, "alice")

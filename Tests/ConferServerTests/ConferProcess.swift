@@ -148,9 +148,9 @@ struct TestServer {
         return minting.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// A token for calls as `identity`.
-    func callToken(_ identity: String) async throws -> String {
-        let minting = try ConferProcess(["token", "--secret", secret, "--calls", "--identity", identity])
+    /// A token for calls as `identity`, valid for `ttl` seconds (`confer token`'s default without).
+    func callToken(_ identity: String, ttl: Double? = nil) async throws -> String {
+        let minting = try ConferProcess(["token", "--secret", secret, "--calls", "--identity", identity] + (ttl.map { ["--ttl", "\($0)"] } ?? []))
         #expect(await minting.exitStatus() == 0)
         return minting.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }

@@ -23,6 +23,21 @@ struct RoomForwardProcessTests {
         }
     }
 
+    /// The composite's packets `socket` receives until `enough` holds of them, or `seconds` pass.
+    static func collect(_ socket: CountingUDPSocket, for seconds: Int,
+                        until enough: ([(port: Int, packet: RTPPacket)]) -> Bool) async throws -> [(port: Int, packet: RTPPacket)] {
+        var packets: [(port: Int, packet: RTPPacket)] = []
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline, !enough(packets) {
+            try await Task.sleep(for: .milliseconds(100))
+            packets += composite(socket.datagramsWithPorts())
+        }
+        return packets
+    }
+
+    /// How many frames `packets` carry (a frame's packets share a timestamp).
+    static func frames(_ packets: [(port: Int, packet: RTPPacket)]) -> Int { Set(packets.map(\.packet.header.timestamp)).count }
+
     static func isKeyframeStart(_ packet: RTPPacket) -> Bool {
         packet.payload.withUnsafeBytes { payload in
             (try? VP8PayloadDescriptor.parse(payload)).map { $0.startsFrame && $0.isKeyframe } ?? false
@@ -41,13 +56,8 @@ struct RoomForwardProcessTests {
                                      ["--approve", "all", "--events", "--forward-video", "127.0.0.1:\(own.port)"] + Self.canvas)
         #expect(await host.wait(upTo: 20) { $0.eventNames.contains("joined") }, "host: \(host.stderr)")
         // Alone in the room, the host forwards already: its audience sees the canvas.
-        var alone: [(port: Int, packet: RTPPacket)] = []
-        let aloneDeadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < aloneDeadline, Set(alone.map(\.packet.header.timestamp)).count < 10 {
-            try await Task.sleep(for: .milliseconds(100))
-            alone += Self.composite(own.datagramsWithPorts())
-        }
-        #expect(Set(alone.map(\.packet.header.timestamp)).count >= 10, "the host alone forwards its canvas: \(alone.count) packets")
+        let alone = try await Self.collect(own, for: 10) { Self.frames($0) >= 10 }
+        #expect(Self.frames(alone) >= 10, "the host alone forwards its canvas: \(alone.count) packets")
         #expect(alone.first.map { Self.isKeyframeStart($0.packet) } == true, "starting with a keyframe")
         let alice = try server.member("join", token: try await server.token("alice"), ["--events"] + Self.camera)
         // The meeting runs: alice decodes composites.
@@ -85,13 +95,8 @@ struct RoomForwardProcessTests {
         #expect(shown.output.contains("forward: the composite to 127.0.0.1:\(audience.port)"), "\(shown.output)")
 
         // Two seconds of composite from boss's machine; the first frame it forwards is a keyframe.
-        var received: [(port: Int, packet: RTPPacket)] = []
-        let deadline = ContinuousClock.now + .seconds(15)
-        while ContinuousClock.now < deadline, Set(received.map(\.packet.header.timestamp)).count < 30 {
-            try await Task.sleep(for: .milliseconds(100))
-            received += Self.composite(audience.datagramsWithPorts())
-        }
-        #expect(Set(received.map(\.packet.header.timestamp)).count >= 30, "\(received.count) packets forwarded")
+        let received = try await Self.collect(audience, for: 15) { Self.frames($0) >= 30 }
+        #expect(Self.frames(received) >= 30, "\(received.count) packets forwarded")
         let bossPort = try #require(received.first?.port)
         #expect(received.allSatisfy { $0.port == bossPort }, "one sender: the host's socket")
         // The room's forward goes on with the host's stream: one SSRC, the next sequence
@@ -109,15 +114,9 @@ struct RoomForwardProcessTests {
         // The host role moves to alice: her machine forwards now, from its own socket, and boss's stops.
         let role = try await server.rooms(["role", "room", "alice", "host"])
         #expect(role.status == 0, "\(role.output)")
-        var afterTransfer: [(port: Int, packet: RTPPacket)] = []
-        let transferDeadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < transferDeadline,
-              Set(afterTransfer.filter { $0.port != bossPort }.map(\.packet.header.timestamp)).count < 15 {
-            try await Task.sleep(for: .milliseconds(100))
-            afterTransfer += Self.composite(audience.datagramsWithPorts())
-        }
+        let afterTransfer = try await Self.collect(audience, for: 20) { Self.frames($0.filter { $0.port != bossPort }) >= 15 }
         let fromAlice = afterTransfer.filter { $0.port != bossPort }
-        #expect(Set(fromAlice.map(\.packet.header.timestamp)).count >= 15, "alice's machine forwards: \(afterTransfer.count) packets, \(alice.stderr)")
+        #expect(Self.frames(fromAlice) >= 15, "alice's machine forwards: \(afterTransfer.count) packets, \(alice.stderr)")
         let aliceStartsWithKeyframe = fromAlice.first.map { Self.isKeyframeStart($0.packet) } == true
         #expect(aliceStartsWithKeyframe, "the new host's forward starts with a keyframe")
         try await Task.sleep(for: .seconds(1))

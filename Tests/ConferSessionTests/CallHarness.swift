@@ -11,6 +11,8 @@ struct CallHarness {
     /// The log as the driver would keep it: the last record written per call.
     private(set) var log: [String: CallRecord] = [:]
     private(set) var writes = 0
+    /// The renewed tokens each connection was sent, in order.
+    private(set) var refreshed: [SessionAddress: [TokenClaims]] = [:]
     private var nextConnection: UInt64 = 1
     private var nextRef: UInt64 = 1
 
@@ -27,10 +29,10 @@ struct CallHarness {
 
     /// A new connection signing in as `device` of `identity`.
     @discardableResult
-    mutating func signIn(_ identity: String, _ device: String = "phone") -> SessionAddress {
+    mutating func signIn(_ identity: String, _ device: String = "phone", token: TokenClaims? = nil) -> SessionAddress {
         let address = SessionAddress(identity: identity, connection: nextConnection)
         nextConnection += 1
-        apply(board.signIn(CallDevice(identity: identity, device: device), on: address, at: now))
+        apply(board.signIn(CallDevice(identity: identity, device: device), token: token, on: address, at: now))
         return address
     }
 
@@ -83,6 +85,7 @@ struct CallHarness {
             case .end(let address, let reason):
                 #expect(ended[address] == nil, "a connection is ended once")
                 ended[address] = reason
+            case .refreshToken(let address, let claims): refreshed[address, default: []].append(claims)
             }
         }
     }

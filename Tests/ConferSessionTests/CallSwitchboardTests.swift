@@ -378,12 +378,47 @@ import Testing
         #expect(h.board.activeCalls == 0)
     }
 
+    /// A signed-in device's token is renewed halfway through its lifetime, with its grant,
+    /// so a phone waiting for calls longer than its token can sign in again after a drop;
+    /// one signed out gets none, nor one with no token, nor with renewal off.
+    @Test func aSignedInDevicesTokenIsRenewed() {
+        var h = CallHarness()
+        let first = TokenClaims(callsFor: "alice", name: "Alice", notBefore: h.now, lifetime: .seconds(20))
+        let phone = h.signIn("alice", token: first)
+        let tablet = h.signIn("alice", "tablet", token: TokenClaims(callsFor: "alice", notBefore: h.now, lifetime: .seconds(20)))
+        let untokened = h.signIn("bob")
+        h.advance(.seconds(8))
+        h.lose(tablet)
+        h.advance(.seconds(47))
+        let renewals = h.refreshed[phone] ?? []
+        #expect(renewals.count == 5, "at 10, 20, 30, 40 and 50 s: \(renewals.map(\.notBefore))")
+        for claims in renewals {
+            #expect(claims.identity == "alice" && claims.name == "Alice" && claims.room == TokenClaims.callScope)
+            #expect(claims.expires - claims.notBefore == 20 && claims.issuedAt == claims.notBefore)
+        }
+        #expect(h.refreshed[tablet] == nil && h.refreshed[untokened] == nil)
+
+        // The renewal signs the phone in again after the first token's exp.
+        #expect(first.expiry <= h.now)
+        h.lose(phone)
+        let again = h.signIn("alice", token: renewals.last)
+        #expect(h.inbox[again]?.contains { if case .welcome = $0 { true } else { false } } == true)
+
+        var rules = CallHarness.quietRules
+        rules.refreshesTokens = false
+        var off = CallHarness(rules: rules)
+        let kept = off.signIn("carol", token: TokenClaims(callsFor: "carol", notBefore: off.now, lifetime: .seconds(20)))
+        off.advance(.seconds(30))
+        #expect(off.refreshed[kept] == nil)
+    }
+
     @Test func callMessagesRoundTripThroughTheCodec() throws {
         let info = CallInfo(record: CallRecord(id: "c1", caller: "a", callerDevice: "d", callee: "b", video: true,
                                                started: SessionTime(milliseconds: 5)),
                             phase: .ringing, result: nil, callerSettings: CallSettings(video: true), calleeSettings: CallSettings(video: true))
         for message: CallServerMessage in [.incoming(info), .dialed(ref: 3, call: info), .refused(action: "dial", ref: 3, call: nil, reason: .selfCall),
-                                           .log(ref: 1, page: CallLogPage(calls: [info.record], next: "5:c1"))] {
+                                           .log(ref: 1, page: CallLogPage(calls: [info.record], next: "5:c1")),
+                                           .tokenRefreshed(token: "eyJ.eyJ.sig")] {
             #expect(try SignalCodec.decodeCallServer(SignalCodec.encode(message)) == message)
         }
         for message: CallClientMessage in [.hello(token: "t", device: "phone"), .end(call: "c1", lost: true),

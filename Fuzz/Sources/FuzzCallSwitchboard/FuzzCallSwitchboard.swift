@@ -9,7 +9,8 @@ import FuzzTraffic
 /// signs the device in anew. `{"dial":…}` and `{"accept":…}` may name a call by `#N`, the
 /// N-th call placed. After every input the rules must hold: no device on two connections,
 /// every ended call logged with a result, at most one answering device, bounded state; and
-/// what each signed-in device was last told of a call is the call as it stands for it.
+/// what each signed-in device was last told of a call is the call as it stands for it; a
+/// renewed token goes only to a device signed in.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var rules = CallRules()
@@ -39,6 +40,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                 told[address, default: [:]][info.id] = info
             case .send(let address, .incoming(let info)), .send(let address, .call(let info)):
                 told[address, default: [:]][info.id] = info
+            case .refreshToken(let address, let claims):
+                precondition(claims.identity == address.identity && board.device(at: address) != nil,
+                             "a renewed token for a device not signed in")
             case .send, .end:
                 break
             }
@@ -54,7 +58,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             connection += 1
             let address = SessionAddress(identity: device.identity, connection: connection)
             addresses[who] = address
-            apply(board.signIn(device, on: address, at: now))
+            // A 20 s token, renewed every 10 s while the device stays.
+            apply(board.signIn(device, token: TokenClaims(callsFor: device.identity, notBefore: now, lifetime: .seconds(20)),
+                               on: address, at: now))
         } else if let address = addresses[who] {
             if parts[2] == "lost" {
                 apply(board.connectionLost(address, at: now))

@@ -40,7 +40,7 @@ struct ServeCommand: AsyncParsableCommand {
     var joinTimeout: Double = 60
     @Option(help: "The most sending members (host and participants) per room.")
     var memberLimit: Int?
-    @Flag(help: "Do not renew a connected member's token halfway through its lifetime: a member leaves when its token expires.")
+    @Flag(help: "Do not renew a connected member's or call device's token halfway through its lifetime: a member leaves when its token expires, and a device cannot sign in again after it.")
     var noTokenRefresh = false
     @Option(help: "The call log's SQLite file (default: confer-calls.sqlite in the working directory).")
     var db: String?
@@ -93,6 +93,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.callRules.ringingTimeout = .milliseconds(Int64(ringingTimeout * 1000))
         configuration.callRules.connectionTimeout = .milliseconds(Int64(connectionTimeout * 1000))
         configuration.callRules.reconnectWindow = .milliseconds(Int64(callReconnectWindow * 1000))
+        configuration.callRules.refreshesTokens = !noTokenRefresh
         configuration.callLogPath = memoryDB ? nil : (db ?? FileManager.default.currentDirectoryPath + "/confer-calls.sqlite")
         var logger = Logger(label: "confer.serve")
         logger.logLevel = .warning

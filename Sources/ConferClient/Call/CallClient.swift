@@ -18,6 +18,10 @@ public actor CallClient {
     public nonisolated let identity: String
     /// This device's name.
     public nonisolated let device: String
+    /// The token this device signs in again with: the configuration's, or the server's
+    /// renewal of it while signed in (``CallRules/refreshesTokens``), valid past the first
+    /// one's `exp`.
+    public var currentToken: String { token }
 
     private let configuration: CallClientConfiguration
     private let endpoint: SignalEndpoint
@@ -40,6 +44,8 @@ public actor CallClient {
     private var everConnected = false
     private var stopping = false
     private var lastError: String?
+    /// What the next sign-in presents: the configuration's token until the server renews it.
+    private var token: String
 
     /// A client for `configuration`; fails when the URL or token cannot be used.
     public init(configuration: CallClientConfiguration, logger: Logger = Logger(label: "confer.calls")) throws(CallClientError) {
@@ -58,6 +64,7 @@ public actor CallClient {
         }
         device = configuration.device
         self.configuration = configuration
+        token = configuration.token
         self.logger = logger
         machine = ConnectionStateMachine(grace: configuration.reconnectWindow)
     }
@@ -141,7 +148,7 @@ public actor CallClient {
         while true {
             let link = SignalLink<CallClientMessage, CallServerMessage>()
             self.link = link
-            link.send(.hello(token: configuration.token, device: device))
+            link.send(.hello(token: token, device: device))
             var code: UInt16?
             var connected = true
             do {
@@ -224,6 +231,8 @@ public actor CallClient {
             endReason = reason
         case .pong:
             break
+        case .tokenRefreshed(let token):
+            self.token = token
         }
     }
 

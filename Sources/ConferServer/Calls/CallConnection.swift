@@ -18,12 +18,13 @@ struct CallConnection {
             return
         }
         let device: CallDevice
+        let claims: TokenClaims
         do {
             guard case .hello(let token, let name) = try SignalCodec.decodeCallClient(first) else {
                 try await refuse(outbound, reason: .outOfOrder)
                 return
             }
-            let claims = try await issuer.verify(token, room: TokenClaims.callScope, at: SessionTime.now())
+            claims = try await issuer.verify(token, room: TokenClaims.callScope, at: SessionTime.now())
             guard !name.isEmpty, name.utf8.count <= 64 else {
                 try await refuse(outbound, reason: .invalidParameters)
                 return
@@ -39,7 +40,7 @@ struct CallConnection {
 
         let address = SessionAddress(identity: device.identity, connection: connection)
         let (queue, continuation) = AsyncStream<SessionOutbound>.makeStream(bufferingPolicy: .bufferingOldest(SignalConnection.outboxLimit))
-        await hub.signIn(device, on: address, outbox: continuation)
+        await hub.signIn(device, token: claims, on: address, outbox: continuation)
 
         let hub = hub
         try await SessionPump<CallClientMessage>(

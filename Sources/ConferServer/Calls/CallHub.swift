@@ -15,10 +15,13 @@ public actor CallHub {
     let metrics: ServerMetrics
     private let logger: Logger
     private let clock: @Sendable () -> SessionTime
+    /// Signs a device's renewed token (``CallEffect/refreshToken(_:_:)``); nil: none is sent.
+    private let signer: (@Sendable (TokenClaims) async -> String)?
 
     /// A hub with `rules`, writing to `log`, reading time from `clock`.
     public init(rules: CallRules = CallRules(), log: CallLog, metrics: ServerMetrics = ServerMetrics(),
-                logger: Logger = Logger(label: "confer.calls"), clock: @escaping @Sendable () -> SessionTime = { SessionTime.now() }) {
+                logger: Logger = Logger(label: "confer.calls"), clock: @escaping @Sendable () -> SessionTime = { SessionTime.now() },
+                signer: (@Sendable (TokenClaims) async -> String)? = nil) {
         board = CallSwitchboard(rules: rules, random: SystemRandomNumberGenerator())
         // A user in the log is known: calling it while it is signed out fails as offline.
         if let users = try? log.users() { board.rememberUsers(users) }
@@ -26,6 +29,7 @@ public actor CallHub {
         self.metrics = metrics
         self.logger = logger
         self.clock = clock
+        self.signer = signer
     }
 
     /// The rules calls get.
@@ -37,7 +41,7 @@ public actor CallHub {
     }
 
     /// A connection whose token verified signs in as `device`.
-    func signIn(_ device: CallDevice, on address: SessionAddress, outbox: AsyncStream<SessionOutbound>.Continuation) {
+    func signIn(_ device: CallDevice, token: TokenClaims? = nil, on address: SessionAddress, outbox: AsyncStream<SessionOutbound>.Continuation) {
         guard !closed else {
             outbox.yield(.text(Self.text(.refused(action: "hello", ref: nil, call: nil, reason: .roomClosed))))
             outbox.yield(.close(code: DisconnectReason.serverShutdown.closeCode, reason: DisconnectReason.serverShutdown.rawValue))
@@ -45,7 +49,7 @@ public actor CallHub {
             return
         }
         outboxes[address] = outbox
-        apply(board.signIn(device, on: address, at: clock()))
+        apply(board.signIn(device, token: token, on: address, at: clock()))
     }
 
     /// A decoded message from the device on `address`.
@@ -137,6 +141,9 @@ public actor CallHub {
                 outbox.yield(.text(Self.text(.disconnected(reason: reason))))
                 outbox.yield(.close(code: reason.closeCode, reason: reason.rawValue))
                 outbox.finish()
+            case .refreshToken(let address, let claims):
+                guard let signer, let outbox = outboxes[address] else { continue }
+                Task { outbox.yield(.text(Self.text(.tokenRefreshed(token: await signer(claims))))) }
             }
         }
     }

@@ -22,4 +22,8 @@ public enum CallEffect: Sendable, Hashable {
     case send(SessionAddress, CallServerMessage)
     /// Send the reason, then close the connection.
     case end(SessionAddress, DisconnectReason)
+    /// Sign `claims` with the server's secret and send the token to the connection
+    /// (``CallServerMessage/tokenRefreshed(token:)``): the device's token, renewed while it
+    /// is signed in (``CallRules/refreshesTokens``), for it to sign in again with.
+    case refreshToken(SessionAddress, TokenClaims)
 }

@@ -22,6 +22,10 @@ public struct CallRules: Sendable, Hashable {
     public var maximumCallsPerUser = 16
     /// Ended calls remembered, so that late messages about them are answered as such.
     public var rememberedEndedCalls = 1024
+    /// Whether a signed-in device's token is renewed halfway through its lifetime, as a
+    /// meeting member's is (``RoomRules/refreshesTokens``): a phone that waits for calls
+    /// for hours can still sign in again after a dropped connection.
+    public var refreshesTokens = true
 
     /// The defaults: 60 s ringing, 60 s to connect, 10 s to come back, 30 s keepalive.
     public init() {}

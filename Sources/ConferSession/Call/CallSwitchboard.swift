@@ -24,6 +24,8 @@ public struct CallSwitchboard<Random: RandomNumberGenerator & Sendable>: Sendabl
     private struct Presence: Sendable {
         var address: SessionAddress
         var lastHeard: SessionTime
+        /// The token it signed in with, or its last renewal; nil: not renewed.
+        var token: TokenClaims?
     }
 
     /// One call in progress.
@@ -83,22 +85,25 @@ public struct CallSwitchboard<Random: RandomNumberGenerator & Sendable>: Sendabl
     /// The earliest instant ``tick(at:)`` has something to do.
     public var nextDeadline: SessionTime? {
         let keepalive = online.values.map(\.lastHeard).min().map { $0 + rules.keepaliveTimeout }
-        return ([keepalive] + calls.values.map(\.nextDeadline)).compactMap { $0 }.min()
+        let renewal = rules.refreshesTokens ? online.values.compactMap(\.token?.refreshTime).min() : nil
+        return ([keepalive, renewal] + calls.values.map(\.nextDeadline)).compactMap { $0 }.min()
     }
 
     // MARK: - Devices
 
     /// A connection whose token verified signs in as `device`: it is welcomed, rings for
     /// calls to its user that are ringing, and resumes a call it was part of. A device of
-    /// the same name signed in elsewhere is replaced.
-    public mutating func signIn(_ device: CallDevice, on address: SessionAddress, at now: SessionTime) -> [CallEffect] {
+    /// the same name signed in elsewhere is replaced. Its `token` (the claims that verified)
+    /// is renewed halfway through its lifetime while it stays signed in; without one, none is.
+    public mutating func signIn(_ device: CallDevice, token: TokenClaims? = nil, on address: SessionAddress,
+                                at now: SessionTime) -> [CallEffect] {
         var effects: [CallEffect] = []
         if let previous = online[device], previous.address != address {
             deviceAt.removeValue(forKey: previous.address)
             effects.append(.end(previous.address, .duplicateIdentity))
         }
         known.insert(device.identity)
-        online[device] = Presence(address: address, lastHeard: now)
+        online[device] = Presence(address: address, lastHeard: now, token: token)
         deviceAt[address] = device
         effects.append(.send(address, .welcome(identity: device.identity, device: device.device,
                                                 keepaliveSeconds: Double(rules.keepaliveTimeout.sessionMilliseconds) / 3000,
@@ -240,10 +245,20 @@ public struct CallSwitchboard<Random: RandomNumberGenerator & Sendable>: Sendabl
         }
     }
 
-    /// Moves time on: silent devices are signed out, and calls whose ringing, connection or
-    /// reconnection ran out end.
+    /// Moves time on: tokens due are renewed, silent devices are signed out, and calls whose
+    /// ringing, connection or reconnection ran out end.
     public mutating func tick(at now: SessionTime) -> [CallEffect] {
         var effects: [CallEffect] = []
+        if rules.refreshesTokens {
+            // Not for a device about to be signed out as silent, below.
+            for (device, presence) in online.sorted(by: { $0.key.description < $1.key.description })
+            where presence.lastHeard + rules.keepaliveTimeout > now {
+                guard let token = presence.token, let due = token.refreshTime, due <= now else { continue }
+                let renewed = token.refreshed(at: now)
+                online[device]?.token = renewed
+                effects.append(.refreshToken(presence.address, renewed))
+            }
+        }
         for (device, presence) in online.sorted(by: { $0.key.description < $1.key.description })
         where presence.lastHeard + rules.keepaliveTimeout <= now {
             effects.append(.end(presence.address, .timedOut))

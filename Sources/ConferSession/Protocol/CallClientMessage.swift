@@ -87,6 +87,9 @@ public enum CallServerMessage: Sendable, Codable, Hashable {
     case disconnected(reason: DisconnectReason)
     /// The answer to `ping`.
     case pong(sent: Int64?)
+    /// The device's token, renewed while it is signed in (``CallRules/refreshesTokens``):
+    /// the client signs in again with it from now on, as the first one may have expired.
+    case tokenRefreshed(token: String)
 
     /// The message's name on the wire.
     public var typeName: String {
@@ -99,9 +102,10 @@ public enum CallServerMessage: Sendable, Codable, Hashable {
         case .refused: "refused"
         case .disconnected: "disconnected"
         case .pong: "pong"
+        case .tokenRefreshed: "tokenRefreshed"
         }
     }
 
     /// Every name ``typeName`` can give.
-    public static let typeNames: Set<String> = ["welcome", "dialed", "incoming", "call", "log", "refused", "disconnected", "pong"]
+    public static let typeNames: Set<String> = ["welcome", "dialed", "incoming", "call", "log", "refused", "disconnected", "pong", "tokenRefreshed"]
 }
