@@ -191,8 +191,8 @@ public enum LiveMeetingHost {
                 formerForwards.forwardReportsSent += old.reportsSent
                 formerForwards.forwardKeyframeRequests += old.keyframeRequests
                 formerForwards.forwardFeedbackDropped += old.feedbackDropped
+                streamsOf = old
             }
-            if let old = forward { streamsOf = old }
             forward = nil
             if let target {
                 do {
