@@ -7,6 +7,7 @@
 #
 #   Benchmarks/peers/forward-cost.sh
 #   MEMBERS=4 SECONDS_OF_MEETING=20 RUNS=3 Benchmarks/peers/forward-cost.sh
+#   MEMBERS=0 Benchmarks/peers/forward-cost.sh      # the host alone: what it costs to run for the audience
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 swift build -c release --package-path "$root" --product confer >&2
@@ -49,7 +50,8 @@ run() { # $1: forward or plain; prints host CPU %, Janus CPU %, packets and byte
   h0=$(cpu "$host"); j0=$(cpu "$janus")
   sleep "$seconds"
   h1=$(cpu "$host"); j1=$(cpu "$janus")
-  wait "${joins[@]}"
+  # No members (MEMBERS=0, the host alone): a bare `wait` would wait for the host too.
+  [ "${#joins[@]}" -eq 0 ] || wait "${joins[@]}"
   kill -INT "$host"; wait "$host" || true
   python3 - "$work/host.json" "$1" "$(( h1 - h0 ))" "$(( j1 - j0 ))" "$ticks" "$seconds" <<'PY'
 import json, sys
