@@ -158,6 +158,7 @@ let package = Package(
         .testTarget(name: "ConferServerTests", dependencies: ["ConferTestSupport", "ConferSession", "ConferServer", "ConferClient", "ConferTokens", "ConferCLI", "ConferJobs", "ConferMedia", "ConferLive",
                                                               "ConferRTP", "ConferSRTP",
                                                               .product(name: "WSClient", package: "swift-websocket"),
+                                                              .product(name: "Hummingbird", package: "hummingbird"),
                                                               .product(name: "Logging", package: "swift-log"),
                                                               .product(name: "GRDB", package: "GRDB.swift")],
                     swiftSettings: strict),

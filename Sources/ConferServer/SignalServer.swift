@@ -105,23 +105,23 @@ public struct SignalServer: Sendable {
         AdminRoutes.add(to: router, hub: hub, adminToken: configuration.adminToken)
 
         let connection = SignalConnection(hub: hub, issuer: issuer, logger: logger)
-        let webSockets = Router(context: BasicWebSocketRequestContext.self)
-        webSockets.ws("v1/signal") { inbound, outbound, _ in
-            try await connection.run(inbound: inbound, outbound: outbound)
-        }
         let callConnection = CallConnection(hub: calls, issuer: issuer, logger: logger)
-        webSockets.ws("v1/calls") { inbound, outbound, _ in
-            try await callConnection.run(inbound: inbound, outbound: outbound)
-        }
         let watch = RoomWatchConnection(hub: hub, adminToken: configuration.adminToken)
-        webSockets.ws(RouterPath(RoomWatchConnection.path)) { inbound, outbound, context in
-            let room = try? AdminRoutes.parameter("room", context.requestContext)
-            try await watch.run(request: context.request, room: room, inbound: inbound, outbound: outbound)
-        }
         // Frames up to 1 MiB reach the decoder, which refuses what is over the protocol's cap
-        // with a typed reason; keepalive is the protocol's own ping.
+        // with a typed reason; keepalive is the protocol's own ping. The upgrade picks its
+        // WebSocket from the path itself (WebSocketRoute says why not through a router).
         let webSocket = WebSocketServerConfiguration(maxFrameSize: 1 << 20, autoPing: .disabled)
-        var server = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: webSockets, configuration: .init(ws: webSocket))
+        var server = HTTPServerBuilder.http1WebSocketUpgrade(configuration: .init(ws: webSocket)) { head, _, _ in
+            guard head.method == .get, let route = WebSocketRoute(path: head.path ?? "") else { return .dontUpgrade }
+            let authorization = head.headerFields[.authorization]
+            return .upgrade([:]) { inbound, outbound, _ in
+                switch route {
+                case .signal: try await connection.run(inbound: inbound, outbound: outbound)
+                case .calls: try await callConnection.run(inbound: inbound, outbound: outbound)
+                case .watch(let room): try await watch.run(authorization: authorization, room: room, inbound: inbound, outbound: outbound)
+                }
+            }
+        }
         if let certificate = configuration.certificatePath, let key = configuration.privateKeyPath {
             // NIOSSL says `failedToLoadCertificate` for a missing file and a wrong one alike:
             // name the file, and which of the two it is.

@@ -20,24 +20,23 @@ import HummingbirdWebSocket
 /// same codes as over HTTP) and closes with ``DisconnectReason/refused``'s code. What the
 /// administrator sends after its first message is read and ignored.
 struct RoomWatchConnection {
-    /// The path, under which `:room` names the room.
-    static let path = "v1/rooms/:room/watch"
     /// How long the server waits for the administrator's first message.
     static let firstMessageTimeout: Duration = .seconds(10)
 
     let hub: RoomHub
     let adminToken: String?
 
-    func run(request: Request, room: String?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
+    /// Serves one administrator whose upgrade carried `authorization` and named `room`.
+    func run(authorization: String?, room: String, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
         var frames = inbound.messages(maxSize: 1 << 20).makeAsyncIterator()
         guard try await frames.firstText(within: Self.firstMessageTimeout, closing: outbound, reason: "no first message") != nil else { return }
         guard let adminToken else {
             return try await refuse(outbound, code: "Forbidden", "the admin API is off: start the server with --admin-token")
         }
-        guard let header = request.headers[.authorization], AdminAuthMiddleware<BasicRequestContext>.equal(header, "Bearer " + adminToken) else {
+        guard let authorization, AdminAuthMiddleware<BasicRequestContext>.equal(authorization, "Bearer " + adminToken) else {
             return try await refuse(outbound, code: "Unauthorized", "missing or wrong admin token (Authorization: Bearer TOKEN)")
         }
-        guard let room, let updates = await hub.watch(room) else {
+        guard let updates = await hub.watch(room) else {
             return try await refuse(outbound, code: SessionRefusal.unknownRequest.rawValue, "no such room")
         }
         let outcome: Result<Void, any Error>
