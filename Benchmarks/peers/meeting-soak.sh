@@ -66,7 +66,11 @@ pids+=("$serve")
 for _ in $(seq 100); do [ -s "$work/url" ] && break; sleep 0.1; done
 url=$(head -1 "$work/url")
 
-traced host "$confer" host --server "$url" --token "$(token --identity host --role host)" --approve all --quiet \
+# Tokens first: a `confer token` still running in a launched process's shell would be taken for it.
+host_token=$(token --identity host --role host)
+member_tokens=()
+for i in $(seq "$members"); do member_tokens+=("$(token --identity "m$i")"); done
+traced host "$confer" host --server "$url" --token "$host_token" --approve all --quiet \
   --report "$work/host.json" > /dev/null &
 host=$!
 pids+=("$host")
@@ -75,7 +79,7 @@ joins=()
 for i in $(seq "$members"); do
   cut=()
   [ "$i" = "$members" ] && cut=(--cut-signaling-after $((seconds / 2)))
-  traced "m$i" "$confer" join --server "$url" --token "$(token --identity "m$i")" --duration "$seconds" --quiet \
+  traced "m$i" "$confer" join --server "$url" --token "${member_tokens[$((i - 1))]}" --duration "$seconds" --quiet \
     --report "$work/m$i.json" "${cut[@]}" > /dev/null &
   joins+=("$!")
   pids+=("$!")
@@ -133,7 +137,7 @@ PY
 
 if [ "$heap" = 1 ]; then
   echo
-  echo "heap (MB) at each minute, from heaptrack:"
+  echo "heap (MB) at each minute, from heaptrack (the RSS above of host and m1 includes heaptrack's own):"
   for name in host m1; do
     heaptrack_print -f "$work/heap-$name.zst" --print-massif "$work/$name.massif" --print-peaks 0 --print-leaks 0 \
       --print-allocators 0 --print-temporary 0 > /dev/null 2>&1

@@ -13,6 +13,7 @@
 #   Benchmarks/peers/signal-load.sh                     # 100 rooms × 10 members
 #   ROOMS=10 MEMBERS=5 Benchmarks/peers/signal-load.sh
 #   ROUNDS=10 Benchmarks/peers/signal-load.sh           # 10,000 joins and leaves on one server
+#   HEAP=1 ROUNDS=6 Benchmarks/peers/signal-load.sh     # the server under heaptrack: its heap as each round begins
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 swift build -c release --package-path "$root" --product confer >&2
@@ -21,21 +22,49 @@ confer=$(swift build -c release --package-path "$root" --show-bin-path)/confer
 tool=$(swift build -c release --package-path "$root/Benchmarks" --show-bin-path)/SignalLoad
 secret=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
 out=$(mktemp)
-"$confer" serve --listen 127.0.0.1:0 --secret "$secret" --join-timeout 120 --empty-timeout 1 > "$out" 2>/dev/null &
-server=$!
-trap 'kill $server 2>/dev/null; rm -f "$out"' EXIT
-for _ in $(seq 100); do [ -s "$out" ] && break; sleep 0.1; done
-url=$(head -1 "$out")
+heap=${HEAP:-0}
+work=$(mktemp -d)
+started=$(date +%s.%N)
+since() { awk -v now="$(date +%s.%N)" -v start="$started" 'BEGIN { printf "%.2f", now - start }'; }
+if [ "$heap" = 1 ]; then
+  command -v heaptrack > /dev/null || { echo "HEAP=1 needs heaptrack: apt-get install heaptrack" >&2; exit 2; }
+  heaptrack -o "$work/serve" "$confer" serve --listen 127.0.0.1:0 --secret "$secret" --join-timeout 120 --empty-timeout 1 \
+    > "$out" 2>/dev/null &
+else
+  "$confer" serve --listen 127.0.0.1:0 --secret "$secret" --join-timeout 120 --empty-timeout 1 > "$out" 2>/dev/null &
+fi
+launched=$!
+trap 'kill $launched 2>/dev/null; rm -rf "$out" "$work"' EXIT
+for _ in $(seq 200); do grep -q '^http' "$out" && break; sleep 0.1; done
+url=$(grep '^http' "$out" | head -1)
+# heaptrack runs the server as its child.
+server=$launched
+[ "$heap" = 1 ] && server=$(pgrep -P "$launched" -x confer)
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$server/status"; }
 rounds=${ROUNDS:-1}
 memory=()
+times=()
 for round in $(seq "$rounds"); do
   [ "$rounds" -gt 1 ] && echo "progress: round $round of $rounds" >&2
   memory+=("$(rss)")
+  times+=("$(since)")
   "$tool" --server "$url" --secret "$secret" --server-pid "$server" --rooms "${ROOMS:-100}" --members "${MEMBERS:-10}" --messages "${MESSAGES:-3}" --in-flight "${IN_FLIGHT:-16}"
   # Every room closes a second after its last member left.
   [ "$rounds" -gt 1 ] && sleep 3
 done
 memory+=("$(rss)")
+times+=("$(since)")
 [ "$rounds" -gt 1 ] && echo "{\"serverRSSKiBAtEachRoundsStartThenEnd\": [$(IFS=,; echo "${memory[*]}")]}"
+if [ "$heap" = 1 ]; then
+  kill -INT "$server"
+  wait "$launched" || true
+  heaptrack_print -f "$work/serve.zst" --print-massif "$work/serve.massif" --print-peaks 0 --print-leaks 0 \
+    --print-allocators 0 --print-temporary 0 > /dev/null 2>&1
+  # The heap in the last snapshot half a second before each round began (heaptrack's clock starts a
+  # little after $started; the rounds are 3 s apart), and before the end.
+  grep -E "^(time|mem_heap_B)=" "$work/serve.massif" | paste - - | tr '=\t' '  ' \
+    | awk -v times="${times[*]}" 'BEGIN { n = split(times, at, " ") }
+        { for (k = 1; k <= n; k++) if ($2 <= at[k] - 0.5) heap[k] = $4 }
+        END { printf "{\"serverHeapKiBAtEachRoundsStartThenEnd\": ["; for (k = 1; k <= n; k++) printf "%s%d", (k > 1 ? "," : ""), heap[k] / 1024; print "]}" }'
+fi
 exit 0
