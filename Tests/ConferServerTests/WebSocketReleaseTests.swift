@@ -60,6 +60,11 @@ struct WebSocketReleaseTests {
         #expect(WebSocketRoute(path: "/v1/calls") == .calls)
         #expect(WebSocketRoute(path: "/v1/rooms/stand%20up/watch") == .watch(room: "stand up"))
         #expect(WebSocketRoute(path: "/v1/rooms/r%C3%A9union/watch") == .watch(room: "réunion"))
+        // What does not decode is the room's name as written, as the admin API's routes take it.
+        #expect(WebSocketRoute(path: "/v1/rooms/%ZZ/watch") == .watch(room: "%ZZ"))
+        #expect(WebSocketRoute(path: "/v1/rooms/%/watch") == .watch(room: "%"))
+        #expect(WebSocketRoute(path: "/v1/signal#x") == .signal)
+        #expect(WebSocketRoute(path: "/v1/" + String(repeating: "a/", count: 50_000) + "signal") == nil)
         for other in ["", "/", "/v1", "/v1/signals", "/v2/signal", "/v1/rooms/watch", "/v1/rooms//watch", "/v1/rooms/a/b/watch",
                       "/V1/signal", "/healthz", "/v1/rooms/r"] {
             #expect(WebSocketRoute(path: other) == nil, "\(other)")
