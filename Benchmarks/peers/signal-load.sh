@@ -14,11 +14,12 @@
 #   ROOMS=10 MEMBERS=5 Benchmarks/peers/signal-load.sh
 #   ROUNDS=10 Benchmarks/peers/signal-load.sh           # 10,000 joins and leaves on one server
 #   HEAP=1 ROUNDS=6 Benchmarks/peers/signal-load.sh     # the server under heaptrack: its heap as each round begins
+#   CONFER=/tmp/old/confer Benchmarks/peers/signal-load.sh   # another build's server (the tool is this one's)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-swift build -c release --package-path "$root" --product confer >&2
+[ -n "${CONFER:-}" ] || swift build -c release --package-path "$root" --product confer >&2
 swift build -c release --package-path "$root/Benchmarks" --product SignalLoad >&2
-confer=$(swift build -c release --package-path "$root" --show-bin-path)/confer
+confer=${CONFER:-$(swift build -c release --package-path "$root" --show-bin-path)/confer}
 tool=$(swift build -c release --package-path "$root/Benchmarks" --show-bin-path)/SignalLoad
 secret=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
 out=$(mktemp)
