@@ -15,6 +15,6 @@ secret=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
 out=$(mktemp)
 "$confer" serve --listen 127.0.0.1:0 --secret "$secret" --memory-db > "$out" 2>/dev/null &
 server=$!
-trap 'kill $server 2>/dev/null; rm -f "$out"' EXIT
+trap 'kill $server 2>/dev/null || true; rm -f "$out"' EXIT
 for _ in $(seq 100); do [ -s "$out" ] && break; sleep 0.1; done
 "$tool" --server "$(head -1 "$out")" --secret "$secret" --calls "${CALLS:-20}"

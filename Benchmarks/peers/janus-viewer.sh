@@ -23,7 +23,7 @@ viewers=${VIEWERS:-5}
 watch=${WATCH:-3}
 work=$(mktemp -d)
 pids=()
-trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$work"' EXIT
 
 source "$root/Benchmarks/peers/lib/janus.sh"
 janus_start

@@ -23,7 +23,7 @@ secret=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
 work=$(mktemp -d)
 "$confer" serve --listen 127.0.0.1:0 --secret "$secret" > "$work/url" 2>/dev/null &
 server=$!
-trap 'kill $server $host 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill $server $host 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 100); do [ -s "$work/url" ] && break; sleep 0.1; done
 url=$(head -1 "$work/url")
 "$confer" host --server "$url" --token "$("$confer" token --secret "$secret" --room bench --identity host --role host)" \

@@ -30,7 +30,9 @@ ttl=${TTL:-120}
 seconds=$((minutes * 60))
 work=$(mktemp -d)
 pids=()
-trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$work"' EXIT
+# heaptrack runs its program as a child: stop the children too.
+# A trap runs under set -e too: a process already gone must not stop the clean-up.
+trap 'for pid in "${pids[@]}"; do pkill -P "$pid" 2>/dev/null || true; kill "$pid" 2>/dev/null || true; done; rm -rf "$work"' EXIT
 heap=${HEAP:-0}
 if [ "$heap" = 1 ] && ! command -v heaptrack > /dev/null; then
   echo "HEAP=1 needs heaptrack: apt-get install heaptrack" >&2

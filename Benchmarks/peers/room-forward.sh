@@ -18,7 +18,7 @@ work=$(mktemp -d)
 "$confer" serve --listen 127.0.0.1:0 --secret "$secret" --admin-token "$admin" --memory-db > "$work/url" 2>/dev/null &
 server=$!
 host="" member=""
-trap 'kill $server $host $member 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill $server $host $member 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 100); do [ -s "$work/url" ] && break; sleep 0.1; done
 url=$(head -1 "$work/url")
 fps=${FPS:-30}

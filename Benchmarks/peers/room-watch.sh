@@ -18,7 +18,7 @@ admin=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
 out=$(mktemp)
 "$confer" serve --listen 127.0.0.1:0 --secret "$secret" --admin-token "$admin" --memory-db --unused-timeout 600 > "$out" 2>/dev/null &
 server=$!
-trap 'kill $server 2>/dev/null; rm -f "$out"' EXIT
+trap 'kill $server 2>/dev/null || true; rm -f "$out"' EXIT
 for _ in $(seq 100); do [ -s "$out" ] && break; sleep 0.1; done
 url=$(head -1 "$out")
 "$tool" --server "$url" --admin-token "$admin" --server-pid "$server" --watchers "${WATCHERS:-20}" --changes "${CHANGES:-100}" \

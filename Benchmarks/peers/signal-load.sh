@@ -35,7 +35,7 @@ else
   "$confer" serve --listen 127.0.0.1:0 --secret "$secret" --join-timeout 120 --empty-timeout 1 > "$out" 2>/dev/null &
 fi
 launched=$!
-trap 'kill $launched 2>/dev/null; rm -rf "$out" "$work"' EXIT
+trap 'pkill -P $launched 2>/dev/null || true; kill $launched 2>/dev/null || true; rm -rf "$out" "$work"' EXIT
 for _ in $(seq 200); do grep -q '^http' "$out" && break; sleep 0.1; done
 url=$(grep '^http' "$out" | head -1)
 # heaptrack runs the server as its child.
