@@ -5,7 +5,9 @@
 ///   the admin API under `/v1/rooms`, `/metrics` and `/healthz`, TLS when given a certificate.
 /// - Hub/: ``RoomHub``, the actor that owns every room (through a ``RoomStore``) and drives
 ///   ConferSession's ``RoomState`` on the wall clock, routing effects to connections.
-/// - Signal/: one member connection — token first, then decode, forward, write.
+/// - Signal/: one member connection — token first, then decode, forward, write — and
+///   ``WebSocketRoute``, which picks a WebSocket from the upgrade's path (no Hummingbird router:
+///   its context held every connection for good).
 /// - Calls/: ``CallHub`` (one-to-one calls on ConferSession's ``CallSwitchboard``), one
 ///   device's connection, and ``CallLog``, the call log in SQLite through GRDB.
 /// - Admin/: the bearer-token HTTP API, and the watch WebSocket that pushes a room's state
