@@ -113,6 +113,10 @@ struct WebSocketReleaseTests {
             try await openAndClose("/v1/calls")
             try await openAndClose("/v1/rooms/r/watch")
         }
+        // A path no WebSocket serves is not upgraded (the client gets no WebSocket), and the
+        // server goes on taking the ones it serves.
+        await #expect(throws: (any Error).self) { try await openAndClose("/v1/nothing") }
+        try await openAndClose("/v1/signal")
         let after = try await settle(atMost: baseline)
         #expect(after <= baseline + 2, "\(after - baseline) loggers of \(3 * rounds) closed WebSockets are still held (baseline \(baseline))")
 
