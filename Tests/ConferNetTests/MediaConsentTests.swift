@@ -140,6 +140,48 @@ import Testing
         #expect(!consent.permits(at: .seconds(9)))
     }
 
+    /// A peer whose datagrams authenticate from another address than it announced (a NAT's
+    /// mapping) is moved there while it has no consent, at most once a second, and starts
+    /// there without consent, challenged at once with a new nonce.
+    @Test func aPeerWithoutConsentMovesWhereItsDatagramsComeFromAtMostOnceASecond() throws {
+        var random = SeededRandom(seed: 7)
+        let mapped = UDPAddress(host: "127.0.0.1", port: 40_004)
+        var consent = MediaConsent(address: peer)
+        let first = try #require(consent.takeChallenge(at: .zero, using: &random))
+        #expect(consent.takeChallenge(at: .milliseconds(5), using: &random) == nil, "the next probe is 20 ms away")
+        #expect(consent.mayMove(at: .milliseconds(10)), "no consent at the announced address")
+        consent.move(to: mapped, at: .milliseconds(10))
+        #expect(consent.address == mapped && consent.moves == 1 && !consent.permits(at: .milliseconds(10)))
+        let second = try #require(consent.takeChallenge(at: .milliseconds(10), using: &random), "challenged at once where it was moved")
+        #expect(second != first, "a new nonce: an answer to the old one says nothing of the new address")
+        let old = consent.answered(first, from: mapped, at: .milliseconds(11))
+        #expect(!old, "the old nonce from the new address")
+        #expect(!consent.mayMove(at: .milliseconds(1_009)), "within a second of the last move")
+        #expect(consent.mayMove(at: .milliseconds(1_010)))
+        consent.move(to: mapped, at: .milliseconds(1_010))
+        #expect(consent.moves == 1, "a move to where it is already is none")
+        let granted = consent.answered(second, from: mapped, at: .seconds(2))
+        #expect(granted, "the answer from the new address gives consent")
+        #expect(consent.permits(at: .seconds(2)))
+    }
+
+    /// A peer heard at its address stays there whatever comes from elsewhere; silent for two
+    /// seconds, it may be moved (a NAT that mapped it anew, or a new network).
+    @Test func aPeerHeardWhereItIsStaysThereUntilSilentForTwoSeconds() throws {
+        var random = SeededRandom(seed: 8)
+        var consent = MediaConsent(address: peer)
+        let nonce = try #require(consent.takeChallenge(at: .seconds(1), using: &random))
+        let granted = consent.answered(nonce, from: peer, at: .seconds(1))
+        #expect(granted)
+        consent.authenticated(from: peer, at: .seconds(3))
+        #expect(!consent.mayMove(at: .seconds(3)), "just heard")
+        #expect(!consent.mayMove(at: Timestamp(microseconds: 4_999_999)), "silent for less than two seconds")
+        #expect(consent.mayMove(at: .seconds(5)), "silent for two seconds while consent is still in force")
+        consent.move(to: victim, at: .seconds(5))
+        #expect(!consent.permits(at: .seconds(5)), "consent at the old address does not follow the move")
+        #expect(consent.grants == 1 && consent.moves == 1)
+    }
+
     /// Seeded challenges, answers and packets, from the peer and from elsewhere, against the
     /// rule written plainly: consent is given by an answer from the announced address with
     /// the nonce of a challenge taken while there was none; it lasts a lifetime after the

@@ -53,4 +53,26 @@ import Testing
             #expect(error.kind == .bindFailed, "\(error)")
         }
     }
+
+    /// The address a route to a host leaves from: loopback for loopback (any of 127/8), and an
+    /// address media can be bound to for a host elsewhere; what does not resolve is said so.
+    @Test(.timeLimit(.minutes(1))) func theLocalAddressTowardAHostIsTheOneItsRouteLeavesFrom() async throws {
+        #expect(try await UDPSocket.localHost(reaching: "127.0.0.1") == "127.0.0.1")
+        #expect(try await UDPSocket.localHost(reaching: "127.0.0.9") == "127.0.0.1", "the loopback interface's address")
+        do {
+            _ = try await UDPSocket.localHost(reaching: "no-such-host.invalid")
+            Issue.record("an unresolvable host")
+        } catch {
+            #expect(error.kind == .unresolvable, "\(error)")
+        }
+        // TEST-NET-1 (RFC 5737): routed like any outside address where there is a default route.
+        do {
+            let local = try await UDPSocket.localHost(reaching: "192.0.2.1")
+            #expect(!local.hasPrefix("127."), "an outside host is not reached from loopback: \(local)")
+            let bound = try await UDPSocket.withSocket(bindingTo: UDPAddress(host: local, port: 0)) { $0.localPort }
+            #expect(bound > 0, "media can bind where the route leaves from")
+        } catch let error as UDPError {
+            #expect(error.kind == .unreachable, "no default route on this machine: \(error)")
+        }
+    }
 }

@@ -99,6 +99,34 @@ struct CallProcessTests {
         await server.stop()
     }
 
+    /// A callee behind a NAT announces the address it has inside (here a port where nothing
+    /// answers), and its packets come from another. The caller moves to where they come from
+    /// once they authenticate under the callee's keys, and challenges it there: the call
+    /// connects, each side decodes the other, and the announced port gets only challenges.
+    /// The caller binds its media to another address than the server's (--media-bind).
+    @Test(.wallClockExclusive) func aCalleeBehindANATIsReachedWhereItsPacketsComeFrom() async throws {
+        let inside = try CountingUDPSocket()
+        defer { inside.close() }
+        let server = try await TestServer()
+        let bob = try await callee(server, "bob", ["--media-address", "127.0.0.1:\(inside.port)"])
+        let alice = try server.member("call", token: try await server.callToken("alice"),
+                                      ["--to", "bob", "--video", "--duration", "3", "--media-bind", "127.0.0.2", "--events"])
+        #expect(await alice.exitStatus(timeout: 40) == 0, "alice: \(alice.stderr)")
+        #expect(await bob.exitStatus(timeout: 10) == 0, "bob: \(bob.stderr)")
+        let told = { (process: ConferProcess) in process.events.first { $0["event"] as? String == "media" }?["peer"] as? String }
+        #expect(told(alice) == "127.0.0.1:\(inside.port)", "alice is told what bob announced")
+        #expect(told(bob)?.hasPrefix("127.0.0.2:") == true, "bob is told where alice bound: \(String(describing: told(bob)))")
+        for (name, process, moves) in [("alice", alice, 1 ... 3), ("bob", bob, 0 ... 0)] {
+            let end = try #require(ended(process), "\(name): \(process.stdout)")
+            #expect(end["result"] as? String == "completed")
+            #expect((end["framesReceived"] as? Int ?? 0) >= 30, "\(name) decoded the other side for 3 s: \(end)")
+            #expect(moves.contains(end["peerMoves"] as? Int ?? -1), "\(name) moved to where the other side's packets came from: \(end)")
+        }
+        let sizes = inside.datagramSizes()
+        #expect(sizes.count <= 14 && sizes.allSatisfy { $0 <= 64 }, "nothing but challenges at the announced port: \(sizes)")
+        await server.stop()
+    }
+
     @Test func aDeclinedCallEndsOnBothSidesWithStatusFive() async throws {
         let server = try await TestServer()
         let bob = try await callee(server, "bob", ["--answer", "decline", "--answer-after", "0.5"])

@@ -39,6 +39,7 @@ struct CallCommand: AsyncParsableCommand {
     @Option(help: "The video codec this side sends: vp8, vp9 or h264 (the other side may send another).")
     var codec: VideoCodec = .vp8
     @OptionGroup var files: MediaFileOptions
+    @OptionGroup var mediaAddress: MediaAddressOptions
     @Option(help: "Seconds to stay connected, then hang up (default: until the other side does, or Ctrl-C).")
     var duration: Double?
     @Option(help: "Caller: hang up after this many seconds if the call has not connected.")
@@ -104,6 +105,11 @@ struct CallCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Where media binds is settled before signing in: a call is never placed or answered
+        // by a device that then cannot say where its media goes.
+        var chosen = mediaOptions
+        if !noMedia { try await mediaAddress.apply(to: &chosen, server: connection.server) }
+        let options = chosen
         let client = try connection.callClient(device: device)
         let printer = reporting.printer
         do { try await client.start() } catch {
@@ -147,7 +153,7 @@ struct CallCommand: AsyncParsableCommand {
         // Started here, or (answered at the keyboard) by the task that sees the answer.
         let media = Mutex<Task<LiveMeetingControl.Figures, any Error>?>(nil)
         let control = LiveMeetingControl()
-        let noMedia = noMedia, options = mediaOptions
+        let noMedia = noMedia
         @Sendable func startMedia() {
             guard !noMedia else { return }
             media.withLock { media in
@@ -260,6 +266,7 @@ struct CallCommand: AsyncParsableCommand {
             fields["audioPacketsReceived"] = figures.audioPacketsReceived
             fields["framesSent"] = figures.framesSent
             fields["consentGrants"] = figures.consentGrants
+            fields["peerMoves"] = figures.peerMoves
         }
         printer.print("ended", fields)
         if json {

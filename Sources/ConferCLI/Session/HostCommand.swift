@@ -93,6 +93,12 @@ struct HostCommand: AsyncParsableCommand {
     func run() async throws {
         let client = try member.client()
         guard client.claims.role == .host else { throw ValidationError("the token's role is \(client.claims.role.rawValue); `confer host` needs a host token") }
-        try await member.session(client: client, approval: approve, cutSignalingAfter: nil).run(media: noMedia ? nil : try mediaOptions(), output: output)
+        var media: MeetingMediaOptions?
+        if !noMedia {
+            var options = try mediaOptions()
+            try await member.mediaAddress.apply(to: &options, server: member.connection.server)
+            media = options
+        }
+        try await member.session(client: client, approval: approve, cutSignalingAfter: nil).run(media: media, output: output)
     }
 }

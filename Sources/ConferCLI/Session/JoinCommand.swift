@@ -38,7 +38,13 @@ struct JoinCommand: AsyncParsableCommand {
 
     func run() async throws {
         let client = try member.client(devices: DeviceStates(microphone: !enterWith.contains(.micOff), camera: !enterWith.contains(.cameraOff)))
-        try await member.session(client: client, approval: nil, cutSignalingAfter: cutSignalingAfter).run(media: noMedia ? nil : mediaOptions)
+        var media: MeetingMediaOptions?
+        if !noMedia {
+            var options = mediaOptions
+            try await member.mediaAddress.apply(to: &options, server: member.connection.server)
+            media = options
+        }
+        try await member.session(client: client, approval: nil, cutSignalingAfter: cutSignalingAfter).run(media: media)
     }
 }
 

@@ -6,6 +6,7 @@ import ConferSession
 /// what to print and write.
 struct MemberOptions: ParsableArguments {
     @OptionGroup var connection: ServerOptions
+    @OptionGroup var mediaAddress: MediaAddressOptions
     @Option(help: "Seconds to stay once admitted (default: until Ctrl-C).")
     var duration: Double?
     @Option(help: "Send this chat message once admitted.")

@@ -24,6 +24,9 @@ public struct CallMediaOptions: Sendable {
     public var audioOutput: String?
     /// The address media binds to and announces (loopback by default).
     public var bindHost = "127.0.0.1"
+    /// The address announced instead of the bound one (a NAT's public address); nil
+    /// announces the bound address, which is then not a wildcard.
+    public var announcedAddress: AnnouncedMediaAddress?
     /// How long received media may stop before this side ends the call as lost.
     public var mediaLossTimeout: Duration = .seconds(10)
 

@@ -29,7 +29,8 @@ public enum CallMediaSession {
         return try await withThrowingTaskGroup(of: LiveMeetingControl.Figures?.self) { group in
             @Sendable func runMedia() async throws -> LiveMeetingControl.Figures? {
                 try await LiveMeetingParticipant.run(bindingTo: options.bindHost, control: control) { port in
-                    await call.describeMedia(MediaDescription(host: options.bindHost, port: port, codec: options.codec.rawValue,
+                    let announced = AnnouncedMediaAddress.announcing(options.announcedAddress, bindHost: options.bindHost, boundPort: port)
+                    await call.describeMedia(MediaDescription(host: announced.host, port: announced.port, codec: options.codec.rawValue,
                                                               width: width, height: height, frameRate: frameRate))
                     var media: CallMedia?
                     for await info in call.state.values {

@@ -214,7 +214,8 @@ public actor MeetingMedia {
             media = Task {
                 try await Self.reportingFailure(to: failure) {
                     try await LiveMeetingHost.run(configuration, control: control) { port in
-                        await client.announceMedia(MediaDescription(host: options.bindHost, port: port, codec: options.codec.rawValue,
+                        let announced = AnnouncedMediaAddress.announcing(options.announcedAddress, bindHost: options.bindHost, boundPort: port)
+                        await client.announceMedia(MediaDescription(host: announced.host, port: announced.port, codec: options.codec.rawValue,
                                                                     width: options.canvasWidth, height: options.canvasHeight,
                                                                     frameRate: options.frameRate))
                     }
@@ -300,13 +301,14 @@ public actor MeetingMedia {
         if let host = room.host { sendRendering([host]) }
         started = SessionTime.now()
         let client = client
-        let bindHost = options.bindHost
+        let bindHost = options.bindHost, announcedAddress = options.announcedAddress
         let width = configuration.cameraWidth, height = configuration.cameraHeight
         let failure = failure
         media = Task {
             try await Self.reportingFailure(to: failure) {
                 try await LiveMeetingParticipant.run(configuration, control: control) { port in
-                    await client.announceMedia(MediaDescription(host: bindHost, port: port, codec: codec.rawValue, width: width, height: height,
+                    let announced = AnnouncedMediaAddress.announcing(announcedAddress, bindHost: bindHost, boundPort: port)
+                    await client.announceMedia(MediaDescription(host: announced.host, port: announced.port, codec: codec.rawValue, width: width, height: height,
                                                                 frameRate: hostMedia.frameRate))
                 }
             }

@@ -41,6 +41,9 @@ public struct MeetingMediaOptions: Sendable {
     public var audioOutput: String?
     /// The address media binds to and announces (loopback by default).
     public var bindHost = "127.0.0.1"
+    /// The address announced instead of the bound one (a NAT's public address); nil
+    /// announces the bound address, which is then not a wildcard.
+    public var announcedAddress: AnnouncedMediaAddress?
 
     /// The defaults.
     public init() {}

@@ -106,6 +106,10 @@ public final class LiveMeetingControl: Sendable {
         /// The host: times a member was moved to the address its datagrams came from (behind
         /// a NAT, the one the NAT maps it to), to be challenged there.
         public var membersMoved = 0
+        /// A member or a call's side: times the other side (the host, or the peer) was moved
+        /// to the address its datagrams came from, to be challenged there: it was not where it
+        /// announced (behind a NAT), or it moved (a new network).
+        public var peerMoves = 0
 
         /// No figures yet.
         public init() {}

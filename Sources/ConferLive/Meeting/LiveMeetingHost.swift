@@ -77,8 +77,6 @@ public enum LiveMeetingHost {
         var hold = ConsentHold()
         /// Freed when the hold ends: it grew to a keyframe's size.
         var held: DatagramQueue? = DatagramQueue(reservingBytes: 16 * 1500, datagrams: 16)
-        /// When the member was last moved to an address its datagrams came from (a NAT's).
-        var movedAt: Timestamp?
         var keys: (uplink: SRTPMasterKey, downlink: SRTPMasterKey)?
         /// The member's consent checks: the host's challenges and answers, and the member's.
         var checks: ConsentChannel?
@@ -278,13 +276,12 @@ public enum LiveMeetingHost {
         }
 
         /// The member a datagram from an address no member announced may come from: the one
-        /// its SSRC names, when that member has no consent or nothing has come from its address
-        /// for two seconds (a NAT may have given it a new one; a member heard where its address
-        /// says stays there), and it was not moved in the last second. Nil for any other.
+        /// its SSRC names, when its consent says a datagram from elsewhere may move it
+        /// (``MediaConsent/mayMove(at:)``: no consent, or nothing from its address for two
+        /// seconds, and no move in the last second). Nil for any other.
         private func movable(_ datagram: UDPDatagram, at now: Timestamp) -> Member? {
             guard let slot = datagram.bytes.withUnsafeBytes({ LiveMeetingPlan.memberSlot(of: $0) }), let member = bySlot[slot],
-                  !member.consent.permits(at: now) || member.consent.silence(at: now).map({ $0 >= .seconds(2) }) ?? true else { return nil }
-            if let movedAt = member.movedAt, now - movedAt < .seconds(1) { return nil }
+                  member.consent.mayMove(at: now) else { return nil }
             return member
         }
 
@@ -295,8 +292,7 @@ public enum LiveMeetingHost {
             if let old = member.address { byAddress.removeValue(forKey: old) }
             member.address = address
             member.destination = try? UDPSocket.resolve(address)
-            member.consent.announce(address)
-            member.movedAt = now
+            member.consent.move(to: address, at: now)
             byAddress[address] = member
             moves += 1
         }

@@ -91,10 +91,10 @@ public enum LiveMeetingParticipant {
         try await UDPSocket.withSocket(bindingTo: UDPAddress(host: bindHost, port: 0)) { socket in
             control.bound(to: socket.localPort)
             guard let configuration = try await configure(socket.localPort), !control.isStopped else { return nil }
-            let destination = try UDPSocket.resolve(configuration.host)
-            let session = try Session(configuration: configuration, control: control, destination: destination.address)
+            let session = try Session(configuration: configuration, control: control,
+                                      destination: try UDPSocket.resolve(configuration.host))
             _ = try await RealtimeLoop.run(socket: socket, clock: session.clock, pool: session.pool) { event, now in
-                try await session.handle(event, at: now, socket: socket, destination: destination)
+                try await session.handle(event, at: now, socket: socket)
             }
             try session.finish()
             return session.figures(final: true)
@@ -123,6 +123,9 @@ public enum LiveMeetingParticipant {
         private var meter = FigureMeter()
         private var captured = 0
         private var speakingUntil = Timestamp.zero
+        /// Where media goes: the other side's address as configured, or as its authenticated
+        /// datagrams showed it to be (``MediaConsent/mayMove(at:)``).
+        private var destination: UDPDestination
         /// Whether the other side's address answered a challenge, and still sends what authenticates.
         private var consent: MediaConsent
         /// The consent checks with the other side: challenges and answers both ways.
@@ -141,10 +144,11 @@ public enum LiveMeetingParticipant {
         private var playAudio = true
         static let speakingRMS = 0.01
 
-        init(configuration: LiveMeetingParticipantConfiguration, control: LiveMeetingControl, destination: UDPAddress) throws {
+        init(configuration: LiveMeetingParticipantConfiguration, control: LiveMeetingControl, destination: UDPDestination) throws {
             self.configuration = configuration
             self.control = control
-            consent = MediaConsent(address: destination)
+            self.destination = destination
+            consent = MediaConsent(address: destination.address)
             let plan = configuration.plan
             let slot = configuration.slot
             let uplink = try SRTPMasterKey(profile: .aes128CmHmacSha1_80, keyingMaterial: configuration.uplinkKey)
@@ -195,7 +199,7 @@ public enum LiveMeetingParticipant {
             meter.start = now
         }
 
-        func handle(_ event: RealtimeEvent, at now: Timestamp, socket: UDPSocket, destination: UDPDestination) async throws -> RealtimeNext {
+        func handle(_ event: RealtimeEvent, at now: Timestamp, socket: UDPSocket) async throws -> RealtimeNext {
             if control.isStopped { return .stop }
             for command in control.takeCommands() {
                 switch command {
@@ -213,10 +217,11 @@ public enum LiveMeetingParticipant {
             if case .datagram(let datagram, let arrival) = event {
                 if datagram.bytes.withUnsafeBytes({ LiveMeetingPlan.isConsentCheck($0) }) {
                     if let check = datagram.bytes.withUnsafeBytes({ checks.open($0) }) {
-                        await take(check, from: datagram.source, at: arrival, socket: socket, destination: destination)
+                        authenticated(from: datagram.source, at: arrival)
+                        await take(check, from: datagram.source, at: arrival, socket: socket)
                     }
                 } else if datagram.bytes.withUnsafeBytes({ receiveFromHost($0, at: arrival) }) {
-                    consent.authenticated(from: datagram.source, at: arrival)
+                    authenticated(from: datagram.source, at: arrival)
                 }
                 pool.recycle(datagram.bytes)
             }
@@ -273,11 +278,22 @@ public enum LiveMeetingParticipant {
             return .wait(until: next)
         }
 
+        /// A datagram from `source` authenticated under the other side's keys at `now`: consent
+        /// at the other side's address lasts on; from another address (a NAT's mapping, or a
+        /// network the other side moved to), the other side is moved there to be challenged,
+        /// when its consent allows (``MediaConsent/mayMove(at:)``).
+        private func authenticated(from source: UDPAddress, at now: Timestamp) {
+            if source != consent.address, consent.mayMove(at: now), let moved = try? UDPSocket.resolve(source) {
+                destination = moved
+                consent.move(to: moved.address, at: now)
+            }
+            consent.authenticated(from: source, at: now)
+        }
+
         /// A consent check that authenticated under the other side's key: a challenge is
         /// answered (when it comes from the other side's address); an answer with the nonce sent
         /// there gives consent, and the camera's next picture goes now, not a frame later.
-        private func take(_ check: RTCPConsentCheck, from source: UDPAddress, at now: Timestamp, socket: UDPSocket,
-                          destination: UDPDestination) async {
+        private func take(_ check: RTCPConsentCheck, from source: UDPAddress, at now: Timestamp, socket: UDPSocket) async {
             switch check.kind {
             case .challenge:
                 if consent.answers(challengeFrom: source, at: now), let answer = checks.seal(.answer, nonce: check.nonce) {
@@ -328,6 +344,7 @@ public enum LiveMeetingParticipant {
                                         remotePacketsLost: send?.packetsLostReportedByReceiver ?? 0)
             figures.datagramsWithheld = withheldDatagrams
             figures.consentChallengesSent = consent.challengesSent
+            figures.peerMoves = consent.moves
             figures.consentGrants = consent.grants
             figures.consentChecksRefused = checks.checksRefused + consent.answersRefused
             return figures

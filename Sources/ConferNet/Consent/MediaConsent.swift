@@ -29,6 +29,11 @@ public struct MediaConsent: Sendable, Equatable {
     public static let firstProbeInterval = TimeDelta.milliseconds(20)
     /// The shortest gap between two answers: a peer probes no faster than every 20 ms.
     public static let minimumAnswerGap = TimeDelta.milliseconds(10)
+    /// How long nothing may have authenticated at the peer's address before a datagram from
+    /// another address moves the peer there.
+    public static let moveAfterSilence = TimeDelta.seconds(2)
+    /// The shortest gap between two moves: forged sources cannot make the challenges wander.
+    public static let minimumMoveGap = TimeDelta.seconds(1)
 
     /// How long consent lasts after the last packet that authenticated.
     public let lifetime: TimeDelta
@@ -42,6 +47,9 @@ public struct MediaConsent: Sendable, Equatable {
     public private(set) var challengesSent = 0
     /// Answers that gave nothing: a wrong or stale nonce, or another address than the peer's.
     public private(set) var answersRefused = 0
+    /// Times the peer was moved to where its datagrams came from (``move(to:at:)``).
+    public private(set) var moves = 0
+    private var movedAt: Timestamp?
     private var lastAuthenticated: Timestamp?
     private var challenge: UInt128?
     /// Whether ``challenge`` was answered: its nonce gives no consent again once it runs out.
@@ -131,6 +139,29 @@ public struct MediaConsent: Sendable, Equatable {
     /// consented, but heard elsewhere, may have been given a new address by its NAT.
     public func silence(at now: Timestamp) -> TimeDelta? {
         lastAuthenticated.map { now - $0 }
+    }
+
+    /// Whether a datagram that authenticated under the peer's keys but came from another
+    /// address than the peer's moves the peer there at `now`. A NAT maps a peer to another
+    /// address than the one it announced (its inside), and may map it anew mid-call; ICE
+    /// takes such a source as a peer-reflexive candidate. It moves when the address has no
+    /// consent, or nothing has authenticated there for ``moveAfterSilence`` (a peer heard
+    /// where its address says stays there), and not within ``minimumMoveGap`` of the last
+    /// move. Moving gives nothing by itself: the new address is challenged afresh, so a peer
+    /// forging another machine's address on its own packets gets only challenges sent there.
+    public func mayMove(at now: Timestamp) -> Bool {
+        if let movedAt, now - movedAt < Self.minimumMoveGap { return false }
+        return !permits(at: now) || silence(at: now).map { $0 >= Self.moveAfterSilence } ?? true
+    }
+
+    /// Moves the peer to `address`, where a datagram that authenticated came from at `now`
+    /// (after ``mayMove(at:)`` said so): as ``announce(_:)``, without consent until the new
+    /// address answers a challenge, the first of which is due at once.
+    public mutating func move(to address: UDPAddress, at now: Timestamp) {
+        guard address != self.address else { return }
+        announce(address)
+        movedAt = now
+        moves += 1
     }
 
     /// Whether to answer a challenge (one that authenticated) from `source` at `now`: it

@@ -45,6 +45,8 @@ public struct UDPError: Error, Sendable, CustomStringConvertible {
         case bindFailed
         /// A host name or address could not be resolved.
         case unresolvable
+        /// No route leads from this machine to the address.
+        case unreachable
     }
 
     /// What kind of problem it was.
@@ -64,7 +66,7 @@ public struct UDPError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch kind {
         case .addressInUse: "UDP \(operation): the port is in use by another socket; choose another port, or port 0 for a free one"
-        case .bindFailed, .unresolvable: "UDP \(operation): \(detail)"
+        case .bindFailed, .unresolvable, .unreachable: "UDP \(operation): \(detail)"
         }
     }
 }

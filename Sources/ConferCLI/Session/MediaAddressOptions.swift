@@ -1,0 +1,55 @@
+import ArgumentParser
+import ConferClient
+import ConferNet
+import Foundation
+
+/// Where `confer host`, `join` and `call` bind their media, and the address they announce
+/// for it: by default the address this machine reaches the server from, so that members and
+/// callers on other machines can send there (loopback only for a server on loopback).
+struct MediaAddressOptions: ParsableArguments {
+    @Option(help: "The local address media binds to (default: the one this machine reaches the server from; loopback for a server on loopback). 0.0.0.0 binds every interface and needs --media-address.")
+    var mediaBind: String?
+    @Option(help: "HOST or HOST:PORT to announce for media instead of the bound address: behind a NAT, its public address and a port forwarded here (without a port, the bound one).")
+    var mediaAddress: String?
+
+    func validate() throws {
+        if let mediaAddress, AnnouncedMediaAddress(parsing: mediaAddress) == nil {
+            throw ValidationError("--media-address must be HOST or HOST:PORT with a port from 1 to 65535 (got \(mediaAddress))")
+        }
+        if let mediaBind {
+            if mediaBind.isEmpty || mediaBind.contains("[") { throw ValidationError("--media-bind takes an address without a port or brackets, such as 192.168.1.20 or ::") }
+            if ["0.0.0.0", "::"].contains(mediaBind), mediaAddress == nil {
+                throw ValidationError("--media-bind \(mediaBind) binds every interface: say with --media-address which address the other side sends to")
+            }
+        }
+    }
+
+    /// Sets `options`' bind host and announced address for media signaled through `server`.
+    func apply(to options: inout some ClientMediaAddress, server: String) async throws {
+        options.announcedAddress = mediaAddress.flatMap(AnnouncedMediaAddress.init(parsing:))
+        if let mediaBind { options.bindHost = mediaBind } else { options.bindHost = try await Self.defaultBind(server: server) }
+    }
+
+    /// The address media binds to by default: the one this machine reaches `server`'s host
+    /// from; loopback for a server on loopback, as before there was a choice.
+    static func defaultBind(server: String) async throws -> String {
+        guard var host = URLComponents(string: server)?.host, !host.isEmpty else { return "127.0.0.1" }
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        if host == "localhost" || host.hasPrefix("127.") || host == "::1" { return "127.0.0.1" }
+        do { return try await UDPSocket.localHost(reaching: host) } catch {
+            throw ValidationError("cannot tell which of this machine's addresses reaches \(host) for media (\(error)): give --media-bind")
+        }
+    }
+}
+
+/// The media address of a call's or a meeting member's options, which `confer call`,
+/// `join` and `host` fill alike from their ``MediaAddressOptions``.
+protocol ClientMediaAddress {
+    /// The address media binds to.
+    var bindHost: String { get set }
+    /// What is announced instead of the bound address, if anything.
+    var announcedAddress: AnnouncedMediaAddress? { get set }
+}
+
+extension CallMediaOptions: ClientMediaAddress {}
+extension MeetingMediaOptions: ClientMediaAddress {}

@@ -1,0 +1,62 @@
+@testable import ConferCLI
+@testable import ConferClient
+import Testing
+
+/// Where `confer host`, `join` and `call` bind their media and what they announce:
+/// `--media-bind` and `--media-address`, checked before anything connects.
+@Suite struct MediaAddressOptionsTests {
+    static let member = ["--server", "http://127.0.0.1:7880", "--token", "t"]
+
+    @Test func anAnnouncedAddressIsAHostWithOrWithoutAPort() {
+        #expect(AnnouncedMediaAddress(parsing: "203.0.113.5") == AnnouncedMediaAddress(host: "203.0.113.5"))
+        #expect(AnnouncedMediaAddress(parsing: "203.0.113.5:40000") == AnnouncedMediaAddress(host: "203.0.113.5", port: 40_000))
+        #expect(AnnouncedMediaAddress(parsing: "media.example.com:9") == AnnouncedMediaAddress(host: "media.example.com", port: 9))
+        #expect(AnnouncedMediaAddress(parsing: "[2001:db8::1]:5000") == AnnouncedMediaAddress(host: "2001:db8::1", port: 5000))
+        #expect(AnnouncedMediaAddress(parsing: "2001:db8::1") == AnnouncedMediaAddress(host: "2001:db8::1"), "a bare IPv6 address")
+        for bad in ["", ":5", "host:0", "host:65536", "host:x", "[::1]", "[]:5"] {
+            #expect(AnnouncedMediaAddress(parsing: bad) == nil, "\(bad)")
+        }
+        #expect(AnnouncedMediaAddress(host: "2001:db8::1", port: 5000).description == "[2001:db8::1]:5000")
+        #expect(AnnouncedMediaAddress(host: "203.0.113.5").description == "203.0.113.5")
+    }
+
+    @Test func whatIsAnnouncedIsTheBoundAddressUnlessAnotherIsNamed() {
+        #expect(AnnouncedMediaAddress.announcing(nil, bindHost: "192.168.1.20", boundPort: 50_000) == ("192.168.1.20", 50_000))
+        #expect(AnnouncedMediaAddress.announcing(AnnouncedMediaAddress(host: "203.0.113.5"), bindHost: "0.0.0.0", boundPort: 50_000)
+            == ("203.0.113.5", 50_000), "a 1:1 NAT keeps the port")
+        #expect(AnnouncedMediaAddress.announcing(AnnouncedMediaAddress(host: "203.0.113.5", port: 7000), bindHost: "0.0.0.0", boundPort: 50_000)
+            == ("203.0.113.5", 7000), "a port forwarded from another")
+    }
+
+    @Test func theOptionsReachTheMediaOfACallAndOfAMember() async throws {
+        let options = ["--media-bind", "127.0.0.2", "--media-address", "203.0.113.5:40000"]
+        var call = try CallCommand.parse(Self.member + options).mediaOptions
+        try await CallCommand.parse(Self.member + options).mediaAddress.apply(to: &call, server: "http://127.0.0.1:7880")
+        #expect(call.bindHost == "127.0.0.2" && call.announcedAddress == AnnouncedMediaAddress(host: "203.0.113.5", port: 40_000))
+        for command in [try JoinCommand.parse(Self.member + options).member, try HostCommand.parse(Self.member + options).member] {
+            var meeting = MeetingMediaOptions()
+            try await command.mediaAddress.apply(to: &meeting, server: "http://127.0.0.1:7880")
+            #expect(meeting.bindHost == "127.0.0.2" && meeting.announcedAddress?.port == 40_000)
+        }
+        var plain = MeetingMediaOptions()
+        try await JoinCommand.parse(Self.member).member.mediaAddress.apply(to: &plain, server: "http://127.0.0.1:7880")
+        #expect(plain.bindHost == "127.0.0.1" && plain.announcedAddress == nil, "a server on loopback: media on loopback, as before")
+    }
+
+    @Test(arguments: ["http://127.0.0.1:7880", "https://localhost:8443", "ws://127.0.0.5", "http://[::1]:7880"])
+    func mediaBindsToLoopbackForAServerOnLoopback(server: String) async throws {
+        #expect(try await MediaAddressOptions.defaultBind(server: server) == "127.0.0.1")
+    }
+
+    @Test(arguments: [(["--media-bind", "0.0.0.0"], "--media-bind 0.0.0.0 binds every interface: say with --media-address which address the other side sends to"),
+                      (["--media-bind", "::"], "--media-bind :: binds every interface: say with --media-address which address the other side sends to"),
+                      (["--media-bind", "[::1]"], "--media-bind takes an address without a port or brackets, such as 192.168.1.20 or ::"),
+                      (["--media-address", "203.0.113.5:0"], "--media-address must be HOST or HOST:PORT with a port from 1 to 65535 (got 203.0.113.5:0)")])
+    func refuses(arguments: [String], message: String) {
+        let callError = #expect(throws: (any Error).self) { try CallCommand.parse(Self.member + arguments) }
+        #expect(callError.map { CallCommand.message(for: $0) } == message)
+        let joinError = #expect(throws: (any Error).self) { try JoinCommand.parse(Self.member + arguments) }
+        #expect(joinError.map { JoinCommand.message(for: $0) } == message)
+        #expect(throws: (any Error).self) { try HostCommand.parse(Self.member + arguments) }
+    }
+}
