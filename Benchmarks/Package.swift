@@ -125,8 +125,8 @@ let package = Package(
             path: "Tools/AdminRequests",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
-        // Call set-up on loopback: dial → ringing, accept → first decoded picture (run by
-        // peers/call-latency.sh against a `confer serve`).
+        // Call set-up on loopback: dial → ringing, accept → first decoded picture, directly and
+        // with the callee behind a NAT (run by peers/call-latency.sh against a `confer serve`).
         .executableTarget(
             name: "CallLatency",
             dependencies: [

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Call set-up on loopback: CALLS video calls between two devices in the CallLatency tool
-# (release) through one `confer serve` (release). Prints dial → ringing and accept → first
-# decoded picture at the caller, p50 and p95, in milliseconds.
+# (release) through one `confer serve` (release), and as many again, alternating, with the
+# callee behind a NAT (announcing an address where nothing answers). Prints dial → ringing and
+# accept → first decoded picture at the caller, p50 and p95, in milliseconds, for each kind.
 #
-#   Benchmarks/peers/call-latency.sh            # 20 calls
+#   Benchmarks/peers/call-latency.sh            # 20 calls of each kind
 #   CALLS=50 Benchmarks/peers/call-latency.sh
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)

@@ -1,5 +1,6 @@
 @testable import ConferCLI
 @testable import ConferClient
+import ConferMedia
 import Testing
 
 /// Where `confer host`, `join` and `call` bind their media and what they announce:
@@ -18,6 +19,23 @@ import Testing
         }
         #expect(AnnouncedMediaAddress(host: "2001:db8::1", port: 5000).description == "[2001:db8::1]:5000")
         #expect(AnnouncedMediaAddress(host: "203.0.113.5").description == "203.0.113.5")
+    }
+
+    /// Seeded strings of the characters addresses are made of: each parses to nothing or to
+    /// an address whose text parses back to it.
+    @Test(arguments: [1, 2, 3] as [UInt64]) func whatParsesReadsBackFromItsText(seed: UInt64) {
+        var random = SeededRandom(seed: seed)
+        let alphabet = Array("0123456789abcdef.:[]x-")
+        var parsed = 0
+        for _ in 0 ..< 20_000 {
+            let length = Int(random.next() % 14)
+            let text = String((0 ..< length).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] })
+            guard let address = AnnouncedMediaAddress(parsing: text) else { continue }
+            parsed += 1
+            #expect(!address.host.isEmpty && address.port.map { (1 ... 65_535).contains($0) } ?? true, "\(text)")
+            #expect(AnnouncedMediaAddress(parsing: address.description) == address, "\(text) → \(address)")
+        }
+        #expect(parsed > 1_000, "\(parsed) of 20,000 parsed")
     }
 
     @Test func whatIsAnnouncedIsTheBoundAddressUnlessAnotherIsNamed() {
@@ -41,6 +59,19 @@ import Testing
         var plain = MeetingMediaOptions()
         try await JoinCommand.parse(Self.member).member.mediaAddress.apply(to: &plain, server: "http://127.0.0.1:7880")
         #expect(plain.bindHost == "127.0.0.1" && plain.announcedAddress == nil, "a server on loopback: media on loopback, as before")
+    }
+
+    /// An address that is not this machine's is refused before anything connects.
+    @Test func anAddressNotOnThisMachineIsRefusedBeforeConnecting() async throws {
+        var options = CallMediaOptions()
+        let command = try CallCommand.parse(Self.member + ["--media-bind", "203.0.113.77"])
+        do {
+            try await command.mediaAddress.apply(to: &options, server: "http://127.0.0.1:7880")
+            Issue.record("bound to an address of TEST-NET-3")
+        } catch {
+            #expect(CallCommand.message(for: error).hasPrefix("media cannot bind to 203.0.113.77: UDP bind 203.0.113.77:0"), "\(error)")
+        }
+        #expect(options.bindHost == "127.0.0.1", "left as it was")
     }
 
     @Test(arguments: ["http://127.0.0.1:7880", "https://localhost:8443", "ws://127.0.0.5", "http://[::1]:7880"])

@@ -12,7 +12,12 @@ import ToolSupport
 /// encoded, sent, decoded). Both devices live in this process, each with its own
 /// WebSocket, UDP socket and pipelines.
 ///
-///     CallLatency --server http://127.0.0.1:7880 --secret S [--calls 20]
+/// Every other call has bob behind a NAT: he announces an address where nothing answers
+/// (his inside one), so alice reaches him only by moving to where his authenticated
+/// datagrams come from (ConferNet's `MediaConsent`). Both kinds alternate in one run, so
+/// the difference between them is the cost of that move.
+///
+///     CallLatency --server http://127.0.0.1:7880 --secret S [--calls 20]   # 20 of each
 @main
 struct CallLatency {
     static func main() async throws {
@@ -30,8 +35,14 @@ struct CallLatency {
         let bob = try await client("bob")
         var ringing: [Double] = []
         var firstFrame: [Double] = []
+        var firstFrameBehindNAT: [Double] = []
+        var moves = 0
         var incoming = bob.incoming.events.makeAsyncIterator()
-        for index in 0 ..< count {
+        // Bob's inside address behind the NAT: a port whose socket nobody reads.
+        let (inside, insidePort) = try unreadSocket()
+        defer { close(inside) }
+        for index in 0 ..< 2 * count {
+            let behindNAT = index % 2 == 1
             let dialed = ContinuousClock.now
             let call = try await alice.dial("bob", video: true)
             guard let answer = await incoming.next() else { break }
@@ -40,15 +51,21 @@ struct CallLatency {
             let (frames, frameSeen) = AsyncStream<ContinuousClock.Instant>.makeStream()
             let aliceControl = LiveMeetingControl(), bobControl = LiveMeetingControl()
             let aliceMedia = Task { try await CallMediaSession.run(call, control: aliceControl) { frameSeen.yield($0) } }
+            var bobOptions = CallMediaOptions()
+            if behindNAT { bobOptions.announcedAddress = AnnouncedMediaAddress(host: "127.0.0.1", port: insidePort) }
             let accepted = ContinuousClock.now
             await answer.accept()
-            let bobMedia = Task { try await CallMediaSession.run(answer, control: bobControl) }
+            let bobMedia = Task { [bobOptions] in try await CallMediaSession.run(answer, options: bobOptions, control: bobControl) }
             var frameIterator = frames.makeAsyncIterator()
-            if let seen = await frameIterator.next() { firstFrame.append(milliseconds(seen - accepted)) }
+            if let seen = await frameIterator.next() {
+                let elapsed = milliseconds(seen - accepted)
+                if behindNAT { firstFrameBehindNAT.append(elapsed) } else { firstFrame.append(elapsed) }
+            }
             await call.end()
-            _ = try await aliceMedia.value
+            moves += try await aliceMedia.value.peerMoves
             _ = try await bobMedia.value
-            FileHandle.standardError.write(Data("call \(index + 1)/\(count): ringing \(ringing.last ?? 0) ms, first frame \(firstFrame.last ?? 0) ms\n".utf8))
+            let last = (behindNAT ? firstFrameBehindNAT.last : firstFrame.last) ?? 0
+            FileHandle.standardError.write(Data("call \(index + 1)/\(2 * count)\(behindNAT ? " (callee behind a NAT)" : ""): ringing \(ringing.last ?? 0) ms, first frame \(last) ms\n".utf8))
         }
         await alice.stop()
         await bob.stop()
@@ -56,9 +73,27 @@ struct CallLatency {
             "calls": ringing.count,
             "dialToRingingMs": ["p50": percentile(ringing, 0.5), "p95": percentile(ringing, 0.95)],
             "acceptToFirstFrameMs": ["p50": percentile(firstFrame, 0.5), "p95": percentile(firstFrame, 0.95)],
+            "acceptToFirstFrameCalleeBehindNATMs": ["p50": percentile(firstFrameBehindNAT, 0.5), "p95": percentile(firstFrameBehindNAT, 0.95)],
+            "callerMovesBehindNAT": moves,
         ]
         let data = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys])
         FileHandle.standardOutput.write(data + Data("\n".utf8))
+    }
+
+    /// A UDP socket bound on loopback that nothing reads, and its port.
+    static func unreadSocket() throws -> (Int32, Int) {
+        let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+            }
+        }
+        guard descriptor >= 0, bound else { throw POSIXError(.EADDRNOTAVAIL) }
+        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     static func milliseconds(_ duration: Duration) -> Double {

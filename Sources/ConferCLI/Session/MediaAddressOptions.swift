@@ -24,10 +24,17 @@ struct MediaAddressOptions: ParsableArguments {
         }
     }
 
-    /// Sets `options`' bind host and announced address for media signaled through `server`.
+    /// Sets `options`' bind host and announced address for media signaled through `server`,
+    /// having bound the host once: an address that is not this machine's is said before
+    /// anything connects, not when a call's media starts.
     func apply(to options: inout some ClientMediaAddress, server: String) async throws {
         options.announcedAddress = mediaAddress.flatMap(AnnouncedMediaAddress.init(parsing:))
-        if let mediaBind { options.bindHost = mediaBind } else { options.bindHost = try await Self.defaultBind(server: server) }
+        let host: String
+        if let mediaBind { host = mediaBind } else { host = try await Self.defaultBind(server: server) }
+        do { try await UDPSocket.withSocket(bindingTo: UDPAddress(host: host, port: 0)) { _ in } } catch {
+            throw ValidationError("media cannot bind to \(host): \(error)\(mediaBind == nil ? "; give --media-bind" : "")")
+        }
+        options.bindHost = host
     }
 
     /// The address media binds to by default: the one this machine reaches `server`'s host

@@ -18,23 +18,36 @@ public struct AnnouncedMediaAddress: Sendable, Hashable, CustomStringConvertible
         self.port = port
     }
 
-    /// Parses `HOST`, `HOST:PORT` or `[IPv6]:PORT` (a bare IPv6 address is a host); nil for
-    /// an empty host or a port outside 1…65535.
+    /// Parses `HOST`, `HOST:PORT` or `[IPv6]:PORT`, or a bare IPv6 address as a host; nil for
+    /// anything else: an empty host, a character no host name or address has, brackets
+    /// around anything but an IPv6 address with a port, a port outside 1…65535.
     public init?(parsing text: String) {
-        if let colon = text.lastIndex(of: ":"), text.firstIndex(of: ":") == colon || text.hasPrefix("[") {
-            var host = String(text[..<colon])
-            if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-            guard let port = Int(text[text.index(after: colon)...]), (1 ... 65_535).contains(port), !host.isEmpty else { return nil }
-            self.init(host: host, port: port)
+        let host: Substring
+        var port: Int?
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { return nil }
+            host = text[text.index(after: text.startIndex) ..< close]
+            guard host.contains(":"), let value = Int(text[text.index(close, offsetBy: 2)...]) else { return nil }
+            port = value
+        } else if let colon = text.firstIndex(of: ":"), colon == text.lastIndex(of: ":") {
+            host = text[..<colon]
+            guard let value = Int(text[text.index(after: colon)...]) else { return nil }
+            port = value
         } else {
-            guard !text.isEmpty, !text.hasPrefix("[") else { return nil }
-            self.init(host: text)
+            host = text[...]
         }
+        guard !host.isEmpty, host.allSatisfy(Self.isHostCharacter), port.map({ (1 ... 65_535).contains($0) }) ?? true else { return nil }
+        self.init(host: String(host), port: port)
+    }
+
+    /// Letters, digits and what names and addresses join them with (an IPv6 zone's `%` too).
+    private static func isHostCharacter(_ character: Character) -> Bool {
+        character.isASCII && (character.isLetter || character.isNumber || ".-:_%".contains(character))
     }
 
     public var description: String {
-        let host = host.contains(":") ? "[\(host)]" : host
-        return port.map { "\(host):\($0)" } ?? host
+        guard let port else { return host }
+        return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 
     /// What a device bound on `bindHost`:`boundPort` announces: `announced`, its port the

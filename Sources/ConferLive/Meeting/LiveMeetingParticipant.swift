@@ -71,6 +71,9 @@ public struct LiveMeetingParticipantConfiguration: Sendable {
 /// the member sends nothing there but those challenges (soon at first, then two a second),
 /// and it answers the other side's. So a peer that names someone else's address in a call
 /// gets nothing sent there but challenges, even should it forge that address on packets.
+/// A datagram that authenticates under the other side's keys from another address than its
+/// own moves the other side there, as the host moves a member (``MediaConsent/mayMove(at:)``):
+/// a peer behind a NAT announces its inside address, and its packets show the outside one.
 public enum LiveMeetingParticipant {
     /// Binds a socket (its port goes to `control` and `onListening`), then sends and receives
     /// until stopped; returns the whole run's figures.
