@@ -286,6 +286,8 @@ struct CallCommand: AsyncParsableCommand {
             // Media that never went: the other side's address did not answer (wrong, unreachable or not its own).
             if let figures, figures.consentChallengesSent > 0, figures.consentGrants == 0 {
                 line += "; sent nothing: the other side's address never answered a consent check"
+            } else if let figures, figures.peerMoves > 0 {
+                line += "; the other side's media came from another address than it announced (a NAT's), and went back there"
             }
             print(line)
         }

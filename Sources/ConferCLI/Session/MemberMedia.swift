@@ -48,6 +48,9 @@ struct MemberMediaReport: Codable, Sendable {
             amiss.append("dropped \(figures.datagramsFromUnknownAddresses) datagrams from addresses no member announced")
         }
         if !amiss.isEmpty { lines.append("consent: " + amiss.joined(separator: "; ")) }
+        // Not amiss, but worth knowing: someone was not where it said (behind a NAT, or moved).
+        if figures.membersMoved > 0 { lines.append("addresses: \(figures.membersMoved) times a member's media came from another address than it announced, and was answered there") }
+        if figures.peerMoves > 0 { lines.append("addresses: the host's media came from another address than it announced, and was answered there") }
         if figures.packetsForwarded > 0 || figures.forwardReportsSent > 0 {
             var forward = "forward: sent \(figures.packetsForwarded) packets (\(figures.bytesForwarded / 1000) kB)"
             if figures.forwardReportsSent > 0 {
