@@ -218,6 +218,31 @@ struct MeetingRenderTests {
         #expect(sizes.allSatisfy { $0 <= 64 } && sizes.count <= 14, "only challenges at the announced port: \(sizes)")
     }
 
+    /// A host behind a NAT announces the address it has inside (here a port where nothing
+    /// answers), and its datagrams come from another: a member moves to where they come from
+    /// once they authenticate under the host's keys, and challenges it there. Bob receives the
+    /// composite; the announced port gets nothing but his first challenges.
+    @Test func aHostBehindANATIsReachedWhereItsDatagramsComeFrom() async throws {
+        let inside = try CountingUDPSocket()
+        defer { inside.close() }
+        let server = try await TestServer()
+        let (host, approver) = try await Self.approvingHost(server)
+        var options = Self.small
+        options.announcedAddress = AnnouncedMediaAddress(host: "127.0.0.1", port: inside.port)
+        let hostMedia = MeetingMedia(client: host, options: options)
+        await hostMedia.start()
+        let (bob, bobMedia) = try await Self.member("bob", of: server)
+        #expect(await bob.room.values.first { $0?.member("boss")?.media?.port == inside.port } != nil, "bob is told the inside address")
+        let framesBefore = await bobMedia.figures.framesReceived
+        try await Task.sleep(for: .seconds(2))
+        let bobFigures = await bobMedia.figures
+        await Self.end(media: [bobMedia, hostMedia], members: [bob, host], approver: approver, server: server)
+        #expect(bobFigures.framesReceived - framesBefore >= 30, "bob is served from where the host's datagrams come: \(bobFigures.framesReceived - framesBefore) frames in 2 s")
+        #expect(bobFigures.peerMoves == 1 && bobFigures.consentGrants >= 1, "moved \(bobFigures.peerMoves), grants \(bobFigures.consentGrants)")
+        let sizes = inside.datagramSizes()
+        #expect(sizes.count <= 14 && sizes.allSatisfy { $0 <= 64 }, "only challenges at the announced port: \(sizes)")
+    }
+
     /// Boss, joined as the host of `server`'s room, letting in every member who asks to join
     /// and every observer who applies; cancel the task to stop.
     static func approvingHost(_ server: TestServer) async throws -> (MeetingClient, Task<Void, Never>) {
