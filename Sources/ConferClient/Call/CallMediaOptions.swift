@@ -22,7 +22,8 @@ public struct CallMediaOptions: Sendable {
     public var videoOutput: String?
     /// Where to write the other side's voice as played (.wav or .opus).
     public var audioOutput: String?
-    /// The address media binds to and announces (loopback by default).
+    /// The address media binds to (loopback by default), and announces unless
+    /// ``announcedAddress`` names another.
     public var bindHost = "127.0.0.1"
     /// The address announced instead of the bound one (a NAT's public address); nil
     /// announces the bound address, which is then not a wildcard.
