@@ -82,7 +82,8 @@ import Testing
     @Test(arguments: [(["--media-bind", "0.0.0.0"], "--media-bind 0.0.0.0 binds every interface: say with --media-address which address the other side sends to"),
                       (["--media-bind", "::"], "--media-bind :: binds every interface: say with --media-address which address the other side sends to"),
                       (["--media-bind", "[::1]"], "--media-bind takes an address without a port or brackets, such as 192.168.1.20 or ::"),
-                      (["--media-address", "203.0.113.5:0"], "--media-address must be HOST or HOST:PORT with a port from 1 to 65535 (got 203.0.113.5:0)")])
+                      (["--media-address", "203.0.113.5:0"], "--media-address must be HOST or HOST:PORT with a port from 1 to 65535 (got 203.0.113.5:0)"),
+                      (["--media-address", String(repeating: "a", count: 61) + ".com:5000"], "--media-address names a host of 65 bytes; the server takes at most 64")])
     func refuses(arguments: [String], message: String) {
         let callError = #expect(throws: (any Error).self) { try CallCommand.parse(Self.member + arguments) }
         #expect(callError.map { CallCommand.message(for: $0) } == message)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ConferClient
 import ConferNet
+import ConferSession
 import Foundation
 
 /// Where `confer host`, `join` and `call` bind their media, and the address they announce
@@ -15,6 +16,12 @@ struct MediaAddressOptions: ParsableArguments {
     func validate() throws {
         if let mediaAddress, AnnouncedMediaAddress(parsing: mediaAddress) == nil {
             throw ValidationError("--media-address must be HOST or HOST:PORT with a port from 1 to 65535 (got \(mediaAddress))")
+        }
+        // The server refuses a media description whose host is longer: said here, not by a call that times out.
+        for (name, host) in [("--media-address", mediaAddress.flatMap(AnnouncedMediaAddress.init(parsing:))?.host), ("--media-bind", mediaBind)] {
+            if let host, host.utf8.count > MediaDescription.maximumHostBytes {
+                throw ValidationError("\(name) names a host of \(host.utf8.count) bytes; the server takes at most \(MediaDescription.maximumHostBytes)")
+            }
         }
         if let mediaBind {
             if mediaBind.isEmpty || mediaBind.contains("[") { throw ValidationError("--media-bind takes an address without a port or brackets, such as 192.168.1.20 or ::") }

@@ -25,12 +25,15 @@ public struct MediaDescription: Sendable, Codable, Hashable {
         self.frameRate = frameRate
     }
 
+    /// The longest host a description may name, in UTF-8 bytes.
+    public static let maximumHostBytes = 64
+
     /// The video codecs a member or a call may send, by their names on the wire.
     public static let videoCodecs: Set<String> = ["vp8", "vp9", "h264"]
 
     /// Whether the fields are within what any member could send.
     public var isPlausible: Bool {
-        !host.isEmpty && host.utf8.count <= 64 && (1 ... 65_535).contains(port) && Self.videoCodecs.contains(codec)
+        !host.isEmpty && host.utf8.count <= Self.maximumHostBytes && (1 ... 65_535).contains(port) && Self.videoCodecs.contains(codec)
             && (16 ... 7680).contains(width) && (16 ... 4320).contains(height) && frameRate > 0 && frameRate <= 120
     }
 }
