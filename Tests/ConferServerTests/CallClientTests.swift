@@ -111,4 +111,50 @@ struct CallClientTests {
         #expect(sizes.allSatisfy { $0 <= 64 }, "each a challenge of 50 bytes: \(sizes)")
         #expect(final.consentGrants == 0 && final.consentChallengesSent == sizes.count, "all of them, none answered")
     }
+
+    /// Only what authenticates under the other side's keys moves a side: junk, media under
+    /// another key and feedback under another key, from an address the callee never named,
+    /// move nothing and get nothing back, while the side has no consent and so would move.
+    @Test func datagramsThatDoNotAuthenticateMoveNothing() async throws {
+        let inside = try CountingUDPSocket()
+        defer { inside.close() }
+        let stranger = try CountingUDPSocket()
+        defer { stranger.close() }
+        let server = try await TestServer()
+        let alice = try CallClient(configuration: CallClientConfiguration(server: server.url, token: try await server.callToken("alice"), device: "app"))
+        let bob = try CallClient(configuration: CallClientConfiguration(server: server.url, token: try await server.callToken("bob"), device: "app"))
+        try await alice.start()
+        try await bob.start()
+        let call = try await alice.dial("bob", video: true)
+        let answer = try #require(await bob.ringing.values.first { !$0.isEmpty }?.first)
+        await answer.accept()
+        // Bob runs no media: he names a port where nothing answers (behind a NAT, his inside one).
+        await answer.describeMedia(MediaDescription(host: "127.0.0.1", port: inside.port, codec: "vp8", width: 320, height: 180, frameRate: 15))
+        let control = LiveMeetingControl()
+        let media = Task { try await CallMediaSession.run(call, control: control) }
+        let keys = try #require(await answer.state.values.first { $0.media != nil }?.media)
+        let alicePort = keys.peer.port
+        let wrong = try SRTPSession(key: SRTPMasterKey(profile: .aes128CmHmacSha1_80, keyingMaterial: [UInt8](repeating: 7, count: 30)),
+                                    direction: .outbound)
+        let report = try RTCPCompound.serialized([
+            .receiverReport(RTCPReceiverReport(ssrc: LiveMeetingPlan.receiverSSRC(slot: keys.slot), reportBlocks: [])),
+        ])
+        var junk: [[UInt8]] = [[0x80, 96] + [UInt8](repeating: 0xA5, count: 200), [UInt8](repeating: 0, count: 60)]
+        var buffer = report + [UInt8](repeating: 0, count: 32)
+        let length = try buffer.withUnsafeMutableBytes { try wrong.protectRTCP($0, length: report.count) }
+        junk.append(Array(buffer[0 ..< length]))
+        for round in 0 ..< 20 {
+            stranger.send(junk[round % junk.count], toPort: alicePort)
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let figures = control.figures
+        await call.end()
+        let final = try await media.value
+        await alice.stop()
+        await bob.stop()
+        await server.stop()
+        #expect(figures.peerMoves == 0 && final.peerMoves == 0, "moved \(final.peerMoves) times")
+        #expect(stranger.datagramSizes().isEmpty, "nothing went back to the stranger")
+        #expect(!inside.datagramSizes().isEmpty, "alice's challenges went where bob said")
+    }
 }
