@@ -5,7 +5,8 @@
 // sources import (Scripts/check-imports keeps that true):
 //   ConferCLI         — the `confer` command, one file per command: Media/ (files and RTP), Simulation/,
 //                       Session/ (server, meetings, calls), Support/ (shared options and printing)
-//   ConferServer      — the signaling server: rooms hub, call hub and its log (GRDB), WebSockets, admin API, metrics (Hummingbird)
+//   ConferServer      — the signaling server: rooms hub, call hub and its log (GRDB), WebSockets, admin API, metrics (Hummingbird),
+//                       the STUN responder
 //   ConferClient      — a member's side: MeetingClient (signaling, reconnection, observable state), MeetingMedia;
 //                       a device's calls: CallClient, Call, CallMediaSession; an administrator's: AdminClient, RoomWatch
 //   ConferTokens      — JWT tokens (jwt-kit)
@@ -15,7 +16,7 @@
 //   ConferLive        — pipelines behind real UDP sockets on the wall clock: `confer send`, `confer receive`, live meetings
 //   Confer            — the pipelines: Send/, Receive/, Host/ (synchronous, time-driven, no I/O)
 //   ConferMixer (compositor, audio mixer)  ConferRender (frame pacer)  ConferJitter (jitter buffers,
-//   loss recovery)  ConferCongestion (bandwidth estimation)  ConferNet (UDP, consent, SDP, network model)
+//   loss recovery)  ConferCongestion (bandwidth estimation)  ConferNet (UDP, consent, SDP, STUN, network model)
 //   ConferRTP         — packets, RTCP, a folder per payload format, the packetizer, RTX history, demux, layer forwarding
 //   ConferSRTP        — libsrtp sessions and keys
 //   ConferCodecs      — Opus, VP8, VP9, H.264, and the files that need them to be read (Ogg Opus, probe)
@@ -84,6 +85,7 @@ let package = Package(
         shim("CYUV", apt: ["libyuv-dev"]),
         shim("CSpeexDSP", pkgConfig: "speexdsp", apt: ["libspeexdsp-dev"]),
         shim("CPNG", pkgConfig: "libpng", apt: ["libpng-dev"]),
+        shim("CZlib", pkgConfig: "zlib", apt: ["zlib1g-dev"]),
 
         .target(name: "ConferMedia", dependencies: ["CYUV", "CSpeexDSP", "CPNG"], swiftSettings: strict),
         .target(name: "ConferCodecs", dependencies: ["ConferMedia", "COpus", "CVPX", "CX264", "CAVCodec"], swiftSettings: strict),
@@ -91,7 +93,7 @@ let package = Package(
         .target(name: "ConferSRTP", dependencies: ["CSRTP"], swiftSettings: strict),
         .target(
             name: "ConferNet",
-            dependencies: ["ConferMedia", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: ["ConferMedia", "CZlib", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict
         ),
         .target(name: "ConferMixer", dependencies: ["ConferMedia"], swiftSettings: strict),
@@ -110,7 +112,7 @@ let package = Package(
         .target(name: "ConferTokens", dependencies: ["ConferSession", .product(name: "JWTKit", package: "jwt-kit")], swiftSettings: strict),
         .target(
             name: "ConferServer",
-            dependencies: ["ConferSession", "ConferTokens",
+            dependencies: ["ConferSession", "ConferTokens", "ConferNet",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HummingbirdCore", package: "hummingbird"),
                            .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -120,6 +122,7 @@ let package = Package(
                            .product(name: "Prometheus", package: "swift-prometheus"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "NIOSSL", package: "swift-nio-ssl"),
                            .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict

@@ -42,6 +42,7 @@ func generatorMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoint
     adminSeeds(&seeds, server: rooms.serverMessages)
     tokenSeeds(&seeds)
     textSeeds(&seeds)
+    stunSeeds(&seeds)
     seeds.report()
     return 0
 }

@@ -5,6 +5,7 @@ import HummingbirdCore
 import HummingbirdTLS
 import HummingbirdWebSocket
 public import Logging
+public import ConferNet
 import NIOCore
 import NIOSSL
 import ServiceLifecycle
@@ -34,6 +35,10 @@ public struct SignalServerConfiguration: Sendable {
     public var callLogPath: String?
     /// The rules calls get (ringing and connection timeouts, the reconnection window).
     public var callRules = CallRules()
+    /// The UDP port of the STUN responder on ``host``, which tells each device where its
+    /// media socket is seen from (behind a NAT, the NAT's mapping); 0 picks a free one. Each
+    /// member's and device's welcome names it. Nil runs none.
+    public var stunPort: Int? = 0
 
     /// A configuration with this secret and the defaults.
     public init(secret: String) { self.secret = secret }
@@ -51,6 +56,8 @@ public enum SignalServerError: Error, Sendable, CustomStringConvertible {
     case addressInUse(host: String, port: Int)
     /// The address to listen on is not one of this machine's (or not an address at all).
     case unknownAddress(host: String, port: Int)
+    /// The STUN responder's UDP port cannot be bound.
+    case stun(UDPError)
 
     public var description: String {
         switch self {
@@ -61,6 +68,8 @@ public enum SignalServerError: Error, Sendable, CustomStringConvertible {
             "cannot listen on \(host):\(port): another program (another `confer serve`?) listens there; choose another port, or port 0 for a free one"
         case .unknownAddress(let host, let port):
             "cannot listen on \(host):\(port): no such address on this machine; use 127.0.0.1 (this machine only), 0.0.0.0 (every interface) or one of its addresses"
+        case .stun(let error):
+            "cannot answer STUN: \(error); choose another --stun-port (0 picks a free one), or --no-stun"
         }
     }
 }
@@ -145,11 +154,41 @@ public struct SignalServer: Sendable {
     }
 
     /// Runs until SIGTERM or SIGINT, then ends every session with `serverShutdown` and stops.
-    /// Throws ``SignalServerError/addressInUse(host:port:)`` when the port is taken, and
-    /// ``SignalServerError/unknownAddress(host:port:)`` for an address not on this machine.
-    public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+    /// The STUN responder's port, once bound, goes to `onSTUNListening` (before the HTTP
+    /// port is bound). Throws ``SignalServerError/addressInUse(host:port:)`` when the port is
+    /// taken, ``SignalServerError/unknownAddress(host:port:)`` for an address not on this
+    /// machine, and ``SignalServerError/stun(_:)`` when the STUN port cannot be bound.
+    public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in },
+                    onSTUNListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         let application = try buildApplication(onListening: onListening)
-        let group = ServiceGroup(configuration: .init(services: [.init(service: application), .init(service: RoomHubService(hub: hub, calls: calls))],
+        guard let stunPort = configuration.stunPort else {
+            try await run(application, with: [])
+            return
+        }
+        let stun: STUNService
+        do {
+            stun = try await STUNService.bind(host: configuration.host, port: stunPort, metrics: metrics, logger: logger)
+        } catch {
+            // An address not on this machine fails the STUN bind first: say it as for HTTP.
+            if error.kind == .unresolvable || error.kind == .notLocal {
+                throw SignalServerError.unknownAddress(host: configuration.host, port: configuration.port)
+            }
+            throw SignalServerError.stun(error)
+        }
+        await hub.useSTUN(port: stun.port)
+        await calls.useSTUN(port: stun.port)
+        await onSTUNListening(stun.port)
+        do {
+            try await run(application, with: [stun])
+        } catch {
+            stun.channel.close(promise: nil)
+            throw error
+        }
+    }
+
+    private func run(_ application: some ApplicationProtocol, with extra: [any Service]) async throws {
+        let services: [any Service] = [application, RoomHubService(hub: hub, calls: calls)] + extra
+        let group = ServiceGroup(configuration: .init(services: services.map { .init(service: $0) },
                                                       gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()

@@ -45,12 +45,15 @@ import Testing
         #expect(again == port)
     }
 
-    @Test func anAddressNotOnThisMachineIsABindFailure() async throws {
-        do {
-            try await UDPSocket.withSocket(bindingTo: UDPAddress(host: "192.0.2.1", port: 0)) { _ in }
-            Issue.record("bound an address this machine does not have")
-        } catch let error as UDPError {
-            #expect(error.kind == .bindFailed, "\(error)")
+    @Test func anAddressNotOnThisMachineIsNotLocal() async throws {
+        for stun in [nil, UDPAddress(host: "127.0.0.1", port: 9)] {
+            do {
+                try await UDPSocket.withSocket(bindingTo: UDPAddress(host: "192.0.2.1", port: 0), reflexiveThrough: stun) { _ in }
+                Issue.record("bound an address this machine does not have")
+            } catch let error as UDPError {
+                #expect(error.kind == .notLocal, "\(error)")
+                #expect("\(error)".contains("not one of this machine's"))
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 @testable import ConferCLI
 @testable import ConferClient
 import ConferMedia
+import ConferNet
 import Testing
 
 /// Where `confer host`, `join` and `call` bind their media and what they announce:
@@ -44,6 +45,14 @@ import Testing
             == ("203.0.113.5", 50_000), "a 1:1 NAT keeps the port")
         #expect(AnnouncedMediaAddress.announcing(AnnouncedMediaAddress(host: "203.0.113.5", port: 7000), bindHost: "0.0.0.0", boundPort: 50_000)
             == ("203.0.113.5", 7000), "a port forwarded from another")
+        // What the server's STUN responder saw is announced, unless an address is named.
+        let seen = STUNBindingTransaction.Outcome.mapped(UDPAddress(host: "198.51.100.1", port: 61_000))
+        #expect(AnnouncedMediaAddress.announcing(nil, bindHost: "10.1.0.2", boundPort: 50_000, reflexive: seen) == ("198.51.100.1", 61_000))
+        #expect(AnnouncedMediaAddress.announcing(AnnouncedMediaAddress(host: "203.0.113.5"), bindHost: "10.1.0.2", boundPort: 50_000,
+                                                 reflexive: seen) == ("203.0.113.5", 50_000))
+        for unanswered in [STUNBindingTransaction.Outcome.timedOut, .refused(code: 400)] {
+            #expect(AnnouncedMediaAddress.announcing(nil, bindHost: "10.1.0.2", boundPort: 50_000, reflexive: unanswered) == ("10.1.0.2", 50_000))
+        }
     }
 
     @Test func theOptionsReachTheMediaOfACallAndOfAMember() async throws {
@@ -59,6 +68,12 @@ import Testing
         var plain = MeetingMediaOptions()
         try await JoinCommand.parse(Self.member).member.mediaAddress.apply(to: &plain, server: "http://127.0.0.1:7880")
         #expect(plain.bindHost == "127.0.0.1" && plain.announcedAddress == nil, "a server on loopback: media on loopback, as before")
+        #expect(plain.usesSTUN && call.usesSTUN, "STUN is asked unless told not to")
+        var noStun = MeetingMediaOptions()
+        try await JoinCommand.parse(Self.member + ["--no-stun"]).member.mediaAddress.apply(to: &noStun, server: "http://127.0.0.1:7880")
+        var noStunCall = CallMediaOptions()
+        try await CallCommand.parse(Self.member + ["--no-stun"]).mediaAddress.apply(to: &noStunCall, server: "http://127.0.0.1:7880")
+        #expect(!noStun.usesSTUN && !noStunCall.usesSTUN)
     }
 
     /// An address that is not this machine's is refused before anything connects.

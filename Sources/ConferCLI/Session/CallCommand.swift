@@ -267,6 +267,8 @@ struct CallCommand: AsyncParsableCommand {
             fields["framesSent"] = figures.framesSent
             fields["consentGrants"] = figures.consentGrants
             fields["peerMoves"] = figures.peerMoves
+            if let seen = figures.reflexiveAddress { fields["reflexiveAddress"] = seen }
+            if figures.stunUnanswered { fields["stunUnanswered"] = true }
         }
         printer.print("ended", fields)
         if json {
@@ -289,6 +291,7 @@ struct CallCommand: AsyncParsableCommand {
             } else if let figures, figures.peerMoves > 0 {
                 line += "; the other side's media came from another address than it announced (a NAT's), and went back there"
             }
+            if let figures, figures.stunUnanswered { line += "; the server's STUN responder did not answer, so the bound address was announced" }
             print(line)
         }
     }

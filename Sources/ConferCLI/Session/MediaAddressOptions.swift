@@ -12,6 +12,8 @@ struct MediaAddressOptions: ParsableArguments {
     var mediaBind: String?
     @Option(help: "HOST or HOST:PORT to announce for media instead of the bound address: behind a NAT, its public address and a port forwarded here (without a port, the bound one).")
     var mediaAddress: String?
+    @Flag(help: "Do not ask the server's STUN responder where media is seen from (behind a NAT, the NAT's mapping, announced instead of the bound address).")
+    var noStun = false
 
     func validate() throws {
         if let mediaAddress, AnnouncedMediaAddress(parsing: mediaAddress) == nil {
@@ -36,6 +38,7 @@ struct MediaAddressOptions: ParsableArguments {
     /// anything connects, not when a call's media starts.
     func apply(to options: inout some ClientMediaAddress, server: String) async throws {
         options.announcedAddress = mediaAddress.flatMap(AnnouncedMediaAddress.init(parsing:))
+        options.usesSTUN = !noStun
         let host: String
         if let mediaBind { host = mediaBind } else { host = try await Self.defaultBind(server: server) }
         do { try await UDPSocket.withSocket(bindingTo: UDPAddress(host: host, port: 0)) { _ in } } catch {
@@ -63,6 +66,8 @@ protocol ClientMediaAddress {
     var bindHost: String { get set }
     /// What is announced instead of the bound address, if anything.
     var announcedAddress: AnnouncedMediaAddress? { get set }
+    /// Whether the server's STUN responder is asked where media is seen from.
+    var usesSTUN: Bool { get set }
 }
 
 extension CallMediaOptions: ClientMediaAddress {}

@@ -51,6 +51,8 @@ struct MemberMediaReport: Codable, Sendable {
         // Not amiss, but worth knowing: someone was not where it said (behind a NAT, or moved).
         if figures.membersMoved > 0 { lines.append("addresses: \(figures.membersMoved) times a member's media came from another address than it announced, and was answered there") }
         if figures.peerMoves > 0 { lines.append("addresses: the host's media came from another address than it announced, and was answered there") }
+        if let seen = figures.reflexiveAddress { lines.append("addresses: the server's STUN responder saw this media at \(seen), which was announced") }
+        if figures.stunUnanswered { lines.append("addresses: the server's STUN responder did not answer; the bound address was announced") }
         if figures.packetsForwarded > 0 || figures.forwardReportsSent > 0 {
             var forward = "forward: sent \(figures.packetsForwarded) packets (\(figures.bytesForwarded / 1000) kB)"
             if figures.forwardReportsSent > 0 {

@@ -3,6 +3,7 @@ import ConferServer
 import ConferSession
 import Foundation
 import Logging
+import Synchronization
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -52,7 +53,11 @@ struct ServeCommand: AsyncParsableCommand {
     var connectionTimeout: Double = 60
     @Option(help: "Seconds a side of a call whose connection dropped may come back.")
     var callReconnectWindow: Double = 10
-    @Flag(help: "Print the URL as JSON ({\"url\": …}).")
+    @Option(help: "UDP port of the STUN responder on the --listen address, which tells each device the address its media is seen from (behind a NAT, the NAT's mapping); 0 picks a free one. Welcomes name it.")
+    var stunPort = 0
+    @Flag(help: "Run no STUN responder: devices announce the address their media is bound to (or --media-address).")
+    var noStun = false
+    @Flag(help: "Print the URL as JSON ({\"url\": …, \"stun\": PORT}).")
     var json = false
 
     func validate() throws {
@@ -66,6 +71,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if let memberLimit, memberLimit < 1 { throw ValidationError("--member-limit must be at least 1") }
         if db != nil, memoryDB { throw ValidationError("--db and --memory-db exclude each other") }
+        guard (0 ... 65_535).contains(stunPort) else { throw ValidationError("--stun-port must be within 0…65535") }
     }
 
     static func hostPort(_ text: String) -> (String, Int)? {
@@ -94,6 +100,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.callRules.connectionTimeout = .milliseconds(Int64(connectionTimeout * 1000))
         configuration.callRules.reconnectWindow = .milliseconds(Int64(callReconnectWindow * 1000))
         configuration.callRules.refreshesTokens = !noTokenRefresh
+        configuration.stunPort = noStun ? nil : stunPort
         configuration.callLogPath = memoryDB ? nil : (db ?? FileManager.default.currentDirectoryPath + "/confer-calls.sqlite")
         var logger = Logger(label: "confer.serve")
         logger.logLevel = .warning
@@ -103,12 +110,18 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let scheme = server.usesTLS ? "https" : "http"
         let json = json
-        try await server.run { port in
-            let url = "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+        // The STUN port is bound before the HTTP one, so it is known when the URL is printed.
+        let stun = Atomic<Int>(0)
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        try await server.run(onListening: { port in
+            let url = "\(scheme)://\(shownHost):\(port)"
+            let stunPort = stun.load(ordering: .relaxed)
+            let stunJSON = stunPort > 0 ? #", "stun": \#(stunPort)"# : ""
             // Written straight to the file descriptor: a script reading the URL must not wait for a buffer.
-            FileHandle.standardOutput.write(Data(((json ? #"{"url": "\#(url)"}"# : url) + "\n").utf8))
+            FileHandle.standardOutput.write(Data(((json ? #"{"url": "\#(url)"\#(stunJSON)}"# : url) + "\n").utf8))
             FileHandle.standardError.write(Data("confer serve: listening on \(url) (members: \(url)/v1/signal, calls: \(url)/v1/calls, admin: \(url)/v1/rooms, metrics: \(url)/metrics)\n".utf8))
+            FileHandle.standardError.write(Data((stunPort > 0 ? "confer serve: STUN on udp \(shownHost):\(stunPort)\n" : "confer serve: no STUN responder (--no-stun)\n").utf8))
             FileHandle.standardError.write(Data("confer serve: call log \(server.calls.log.path ?? "in memory (--memory-db): lost at exit")\n".utf8))
-        }
+        }, onSTUNListening: { port in stun.store(port, ordering: .relaxed) })
     }
 }

@@ -1,3 +1,4 @@
+public import ConferNet
 public import ConferSession
 import Synchronization
 
@@ -17,12 +18,16 @@ public final class Call: Sendable, Hashable, CustomStringConvertible {
     public let remoteSettings: ObservedValue<CallSettings>
     /// The call's custom items, current value first.
     public let customItems: ObservedValue<[String: String]>
+    /// The server's STUN responder when the call was made (``CallClient/stunServer``):
+    /// ``CallMediaSession`` asks it where the media socket is seen from.
+    public let stunServer: UDPAddress?
     private let transport: @Sendable (CallClientMessage) async -> Void
     private let settings: Mutex<CallSettings>
 
-    init(info: CallInfo, identity: String, sender: @escaping @Sendable (CallClientMessage) async -> Void) {
+    init(info: CallInfo, identity: String, stunServer: UDPAddress? = nil, sender: @escaping @Sendable (CallClientMessage) async -> Void) {
         id = info.id
         self.identity = identity
+        self.stunServer = stunServer
         state = ObservedValue(info)
         transport = sender
         settings = Mutex(identity == info.record.caller ? info.callerSettings : info.calleeSettings)

@@ -1,3 +1,4 @@
+public import ConferNet
 public import ConferSession
 public import Logging
 import NIOSSL
@@ -22,6 +23,10 @@ public actor CallClient {
     /// renewal of it while signed in (``CallRules/refreshesTokens``), valid past the first
     /// one's `exp`.
     public var currentToken: String { token }
+    /// The server's STUN responder, as its welcome named it (on the server's host); nil
+    /// before the welcome or when the server runs none. Each ``Call`` keeps the one known
+    /// when it was made (``Call/stunServer``).
+    public private(set) var stunServer: UDPAddress?
 
     private let configuration: CallClientConfiguration
     private let endpoint: SignalEndpoint
@@ -139,7 +144,7 @@ public actor CallClient {
             existing.apply(info)
             return existing
         }
-        let call = Call(info: info, identity: identity) { [weak self] message in await self?.send(message) }
+        let call = Call(info: info, identity: identity, stunServer: stunServer) { [weak self] message in await self?.send(message) }
         calls[info.id] = call
         return call
     }
@@ -192,7 +197,8 @@ public actor CallClient {
     private func receive(_ message: CallServerMessage, on link: SignalLink<CallClientMessage, CallServerMessage>) {
         guard link === self.link else { return }
         switch message {
-        case .welcome(_, _, let keepalive, _):
+        case .welcome(_, _, let keepalive, _, let stunPort):
+            stunServer = ConferClient.stunServer(of: configuration.server, port: stunPort)
             everConnected = true
             machine.opened()
             publishState()

@@ -28,8 +28,10 @@ public enum CallMediaSession {
         }
         return try await withThrowingTaskGroup(of: LiveMeetingControl.Figures?.self) { group in
             @Sendable func runMedia() async throws -> LiveMeetingControl.Figures? {
-                try await LiveMeetingParticipant.run(bindingTo: options.bindHost, control: control) { port in
-                    let announced = AnnouncedMediaAddress.announcing(options.announcedAddress, bindHost: options.bindHost, boundPort: port)
+                let stun = options.usesSTUN && options.announcedAddress == nil ? call.stunServer : nil
+                return try await LiveMeetingParticipant.run(bindingTo: options.bindHost, reflexiveThrough: stun, control: control) { port in
+                    let announced = AnnouncedMediaAddress.announcing(options.announcedAddress, bindHost: options.bindHost, boundPort: port,
+                                                                     reflexive: control.reflexive)
                     await call.describeMedia(MediaDescription(host: announced.host, port: announced.port, codec: options.codec.rawValue,
                                                               width: width, height: height, frameRate: frameRate))
                     var media: CallMedia?

@@ -1,3 +1,5 @@
+import ConferNet
+
 /// The address the other side is told to send this device's media to, when that is not the
 /// address media is bound to: behind a NAT, its public address, with a port forwarded to
 /// this device (a 1:1 NAT keeps the port; Janus calls it `nat_1_1_mapping`).
@@ -51,9 +53,12 @@ public struct AnnouncedMediaAddress: Sendable, Hashable, CustomStringConvertible
     }
 
     /// What a device bound on `bindHost`:`boundPort` announces: `announced`, its port the
-    /// bound one when it names none, or the bound address itself.
-    static func announcing(_ announced: Self?, bindHost: String, boundPort: Int) -> (host: String, port: Int) {
-        guard let announced else { return (bindHost, boundPort) }
-        return (announced.host, announced.port ?? boundPort)
+    /// bound one when it names none; else where the STUN server saw the socket (`reflexive`:
+    /// behind a NAT, the NAT's mapping); else the bound address itself.
+    static func announcing(_ announced: Self?, bindHost: String, boundPort: Int,
+                           reflexive: STUNBindingTransaction.Outcome? = nil) -> (host: String, port: Int) {
+        if let announced { return (announced.host, announced.port ?? boundPort) }
+        if case .mapped(let seen) = reflexive { return (seen.host, seen.port) }
+        return (bindHost, boundPort)
     }
 }

@@ -204,6 +204,7 @@ public actor MeetingMedia {
             configuration.simulcast = options.simulcast
             configuration.temporalLayers = options.temporalLayers
             configuration.bindHost = options.bindHost
+            configuration.stunServer = options.usesSTUN && options.announcedAddress == nil ? await client.stunServer : nil
             configuration.output = options.compositeOutput
             configuration.forward = forward
             runningForward = forward
@@ -214,7 +215,8 @@ public actor MeetingMedia {
             media = Task {
                 try await Self.reportingFailure(to: failure) {
                     try await LiveMeetingHost.run(configuration, control: control) { port in
-                        let announced = AnnouncedMediaAddress.announcing(options.announcedAddress, bindHost: options.bindHost, boundPort: port)
+                        let announced = AnnouncedMediaAddress.announcing(options.announcedAddress, bindHost: options.bindHost, boundPort: port,
+                                                                         reflexive: control.reflexive)
                         await client.announceMedia(MediaDescription(host: announced.host, port: announced.port, codec: options.codec.rawValue,
                                                                     width: options.canvasWidth, height: options.canvasHeight,
                                                                     frameRate: options.frameRate))
@@ -291,6 +293,7 @@ public actor MeetingMedia {
         configuration.videoOutput = options.videoOutput
         configuration.audioOutput = options.audioOutput
         configuration.bindHost = options.bindHost
+        configuration.stunServer = options.usesSTUN && options.announcedAddress == nil ? await client.stunServer : nil
         let firstFrame = firstFrame
         configuration.onRender = { _, _ in
             firstFrame.update { if $0 == nil { $0 = SessionTime.now() } }
@@ -307,7 +310,8 @@ public actor MeetingMedia {
         media = Task {
             try await Self.reportingFailure(to: failure) {
                 try await LiveMeetingParticipant.run(configuration, control: control) { port in
-                    let announced = AnnouncedMediaAddress.announcing(announcedAddress, bindHost: bindHost, boundPort: port)
+                    let announced = AnnouncedMediaAddress.announcing(announcedAddress, bindHost: bindHost, boundPort: port,
+                                                                     reflexive: control.reflexive)
                     await client.announceMedia(MediaDescription(host: announced.host, port: announced.port, codec: codec.rawValue, width: width, height: height,
                                                                 frameRate: hostMedia.frameRate))
                 }

@@ -43,8 +43,14 @@ public struct MeetingMediaOptions: Sendable {
     /// ``announcedAddress`` names another.
     public var bindHost = "127.0.0.1"
     /// The address announced instead of the bound one (a NAT's public address); nil
-    /// announces the bound address, which is then not a wildcard.
+    /// announces where the server's STUN responder sees the media socket (``usesSTUN``), or
+    /// else the bound address, which is then not a wildcard.
     public var announcedAddress: AnnouncedMediaAddress?
+    /// Whether the media socket, before its address is announced, asks the signaling
+    /// server's STUN responder (when its welcome names one) which address it is seen from,
+    /// and announces that: behind a NAT, the NAT's mapping, which a peer behind another NAT
+    /// can reach once both have sent. Not asked when ``announcedAddress`` is given.
+    public var usesSTUN = true
 
     /// The defaults.
     public init() {}

@@ -1,3 +1,4 @@
+public import ConferNet
 public import ConferSession
 public import Logging
 import NIOSSL
@@ -15,6 +16,10 @@ public actor MeetingClient {
     public nonisolated let events = EventBroadcast<MeetingEvent>()
     /// What the token says (read, not verified: the server verifies).
     public nonisolated let claims: TokenClaims
+    /// The server's STUN responder, as its welcome named it (on the server's host); nil
+    /// before the welcome or when the server runs none. ``MeetingMedia`` asks it where its
+    /// socket is seen from (``MeetingMediaOptions/usesSTUN``).
+    public private(set) var stunServer: UDPAddress?
 
     private let configuration: MeetingClientConfiguration
     private let url: String
@@ -177,7 +182,8 @@ public actor MeetingClient {
     private func receive(_ message: ServerMessage, on link: SignalLink<ClientMessage, ServerMessage>) {
         guard link === self.link else { return }
         switch message {
-        case .welcome(_, _, _, let keepalive, _):
+        case .welcome(_, _, _, let keepalive, _, let stunPort):
+            stunServer = ConferClient.stunServer(of: configuration.server, port: stunPort)
             everConnected = true
             machine.opened()
             publishState()

@@ -1,4 +1,5 @@
 public import ConferMedia
+public import ConferNet
 import Synchronization
 
 /// The handle another task holds on a running live meeting endpoint: stop it, read its
@@ -110,15 +111,30 @@ public final class LiveMeetingControl: Sendable {
         /// to the address its datagrams came from, to be challenged there: it was not where it
         /// announced (behind a NAT), or it moved (a new network).
         public var peerMoves = 0
+        /// Where the server's STUN responder saw this endpoint's media socket (behind a NAT,
+        /// the NAT's mapping), when it was asked and answered.
+        public var reflexiveAddress: String?
+        /// Whether the STUN responder was asked and gave no address (no answer, or a refusal).
+        public var stunUnanswered = false
 
         /// No figures yet.
         public init() {}
+
+        /// Notes what the STUN responder said about the socket.
+        mutating func note(_ reflexive: STUNBindingTransaction.Outcome?) {
+            switch reflexive {
+            case .mapped(let address): reflexiveAddress = address.description
+            case .refused, .timedOut: stunUnanswered = true
+            case nil: break
+            }
+        }
     }
 
     private let stopped = Atomic<Bool>(false)
     private let commands = Mutex<[Command]>([])
     private let latest = Mutex(Figures())
     private let port = Mutex<Int?>(nil)
+    private let stunOutcome = Mutex<STUNBindingTransaction.Outcome?>(nil)
 
     /// A control for an endpoint about to start.
     public init() {}
@@ -133,6 +149,9 @@ public final class LiveMeetingControl: Sendable {
     public var figures: Figures { latest.withLock { $0 } }
     /// The UDP port the endpoint listens on, once bound.
     public var localPort: Int? { port.withLock { $0 } }
+    /// What the STUN server said about the endpoint's socket, once bound, when one was asked:
+    /// the address its datagrams arrive from (a NAT's mapping), a refusal, or no answer.
+    public var reflexive: STUNBindingTransaction.Outcome? { stunOutcome.withLock { $0 } }
 
     func takeCommands() -> [Command] {
         commands.withLock { queued in
@@ -142,5 +161,8 @@ public final class LiveMeetingControl: Sendable {
     }
 
     func publish(_ figures: Figures) { latest.withLock { $0 = figures } }
-    func bound(to value: Int) { port.withLock { $0 = value } }
+    func bound(to value: Int, reflexive: STUNBindingTransaction.Outcome? = nil) {
+        port.withLock { $0 = value }
+        stunOutcome.withLock { $0 = reflexive }
+    }
 }

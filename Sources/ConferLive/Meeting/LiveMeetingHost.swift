@@ -1,6 +1,6 @@
 import ConferMedia
 public import ConferMixer
-import ConferNet
+public import ConferNet
 import Confer
 import ConferRTP
 import ConferSRTP
@@ -20,6 +20,9 @@ public struct LiveMeetingHostConfiguration: Sendable {
     public var temporalLayers = 1
     /// The address to bind (loopback by default).
     public var bindHost = "127.0.0.1"
+    /// A STUN server (numeric address) the socket asks, once bound, which address it is
+    /// seen from (``LiveMeetingControl/reflexive``); nil asks none.
+    public var stunServer: UDPAddress?
     /// Where to write the composite as encoded (.ivf for VP8/VP9, .h264), what every member receives.
     public var output: String?
     /// Where to send a plain-RTP copy of the composite and the whole mix, for an audience
@@ -53,8 +56,9 @@ public enum LiveMeetingHost {
     /// stopped; returns the run's figures.
     public static func run(_ configuration: LiveMeetingHostConfiguration, control: LiveMeetingControl,
                            onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws -> LiveMeetingControl.Figures {
-        try await UDPSocket.withSocket(bindingTo: UDPAddress(host: configuration.bindHost, port: 0)) { socket in
-            control.bound(to: socket.localPort)
+        try await UDPSocket.withSocket(bindingTo: UDPAddress(host: configuration.bindHost, port: 0),
+                                       reflexiveThrough: configuration.stunServer) { socket in
+            control.bound(to: socket.localPort, reflexive: socket.reflexive)
             await onListening(socket.localPort)
             let session = try Session(configuration: configuration, control: control)
             _ = try await RealtimeLoop.run(socket: socket, clock: session.clock, pool: session.pool) { event, now in
@@ -437,6 +441,7 @@ public enum LiveMeetingHost {
             for member in members.values { Self.add(member, to: &figures) }
             figures.speaking = statistics.activeSpeaker != nil
             figures.seconds = now.seconds
+            figures.note(control.reflexive)
             return figures
         }
 

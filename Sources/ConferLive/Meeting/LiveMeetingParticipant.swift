@@ -44,6 +44,9 @@ public struct LiveMeetingParticipantConfiguration: Sendable {
     public var audioOutput: String?
     /// The address to bind (loopback by default).
     public var bindHost = "127.0.0.1"
+    /// A STUN server (numeric address) the socket asks, once bound, which address it is
+    /// seen from (``LiveMeetingControl/reflexive``); nil asks none.
+    public var stunServer: UDPAddress?
     /// Told each captured picture's index (the synthetic camera draws it as its frame
     /// counter) and when it was captured, for latency measurements.
     public var onCapture: (@Sendable (Int, ContinuousClock.Instant) -> Void)?
@@ -79,7 +82,7 @@ public enum LiveMeetingParticipant {
     /// until stopped; returns the whole run's figures.
     public static func run(_ configuration: LiveMeetingParticipantConfiguration, control: LiveMeetingControl,
                            onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws -> LiveMeetingControl.Figures {
-        try await run(bindingTo: configuration.bindHost, control: control) { port in
+        try await run(bindingTo: configuration.bindHost, reflexiveThrough: configuration.stunServer, control: control) { port in
             await onListening(port)
             return configuration
         } ?? LiveMeetingControl.Figures()
@@ -87,12 +90,14 @@ public enum LiveMeetingParticipant {
 
     /// Binds a socket on `bindHost` first, then asks `configure` (given the bound port) for
     /// the configuration — for a peer whose address and keys arrive only once its own address
-    /// has been told, as in a call. Nil from `configure` ends the run before any media.
-    public static func run(bindingTo bindHost: String, control: LiveMeetingControl,
+    /// has been told, as in a call. Nil from `configure` ends the run before any media. With
+    /// `reflexiveThrough`, the socket first asks that STUN server where it is seen from, and
+    /// `control` holds the answer (``LiveMeetingControl/reflexive``) when `configure` runs.
+    public static func run(bindingTo bindHost: String, reflexiveThrough stunServer: UDPAddress? = nil, control: LiveMeetingControl,
                            configure: @escaping @Sendable (Int) async throws -> LiveMeetingParticipantConfiguration?)
         async throws -> LiveMeetingControl.Figures? {
-        try await UDPSocket.withSocket(bindingTo: UDPAddress(host: bindHost, port: 0)) { socket in
-            control.bound(to: socket.localPort)
+        try await UDPSocket.withSocket(bindingTo: UDPAddress(host: bindHost, port: 0), reflexiveThrough: stunServer) { socket in
+            control.bound(to: socket.localPort, reflexive: socket.reflexive)
             guard let configuration = try await configure(socket.localPort), !control.isStopped else { return nil }
             let session = try Session(configuration: configuration, control: control,
                                       destination: try UDPSocket.resolve(configuration.host))
@@ -350,6 +355,7 @@ public enum LiveMeetingParticipant {
             figures.peerMoves = consent.moves
             figures.consentGrants = consent.grants
             figures.consentChecksRefused = checks.checksRefused + consent.answersRefused
+            figures.note(control.reflexive)
             return figures
         }
     }

@@ -41,7 +41,9 @@ public struct UDPError: Error, Sendable, CustomStringConvertible {
     public enum Kind: String, Sendable, Hashable {
         /// Another socket holds the address and port: pick another port, or 0 for a free one.
         case addressInUse
-        /// The address could not be bound for another reason (not this machine's, no permission).
+        /// The address to bind is not one of this machine's.
+        case notLocal
+        /// The address could not be bound for another reason (no permission, say).
         case bindFailed
         /// A host name or address could not be resolved.
         case unresolvable
@@ -66,6 +68,7 @@ public struct UDPError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch kind {
         case .addressInUse: "UDP \(operation): the port is in use by another socket; choose another port, or port 0 for a free one"
+        case .notLocal: "UDP \(operation): the address is not one of this machine's"
         case .bindFailed, .unresolvable, .unreachable: "UDP \(operation): \(detail)"
         }
     }
@@ -78,6 +81,9 @@ public struct UDPError: Error, Sendable, CustomStringConvertible {
 public struct UDPSocket: Sendable {
     /// The port the socket is bound to (useful after binding port 0).
     public let localPort: Int
+    /// What the STUN server said, when the socket was bound with one: where it saw the
+    /// socket's datagrams come from (the NAT's mapping), a refusal, or no answer.
+    public let reflexive: STUNBindingTransaction.Outcome?
     let outbound: NIOAsyncChannelOutboundWriter<AddressedEnvelope<ByteBuffer>>
     let inboundStream: NIOAsyncChannelInboundStream<AddressedEnvelope<ByteBuffer>>
     let allocator: ByteBufferAllocator
@@ -102,33 +108,65 @@ public struct UDPSocket: Sendable {
     }
 
     /// Binds a socket to `address` (port 0 picks a free port), runs `body` with it, and closes it.
+    ///
+    /// With `reflexiveThrough`, a STUN server's numeric address, the socket first asks that
+    /// server which address its datagrams arrive from (``STUNBindingTransaction``, up to
+    /// 1.5 s) and ``reflexive`` holds the outcome: the address a NAT maps the socket to.
     public static func withSocket<R: Sendable>(
         bindingTo address: UDPAddress,
         receiveBufferBytes: Int = 4 << 20,
+        reflexiveThrough stunServer: UDPAddress? = nil,
         _ body: (UDPSocket) async throws -> R
     ) async throws -> R {
         let channel: NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>
+        var reflexive: STUNBindingTransaction.Outcome?
         do {
             // No SO_REUSEADDR: on Linux it lets a second UDP socket bind the same port, and one
             // of two receivers would then silently get nothing. Binding fails instead.
-            channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            let bootstrap = DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(receiveBufferBytes))
                 // Datagrams up to 64 KiB arrive whole.
                 .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 65_536))
-                .bind(host: address.host, port: address.port) { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>(
-                            wrappingChannelSynchronously: channel)
-                    }
+            @Sendable func wrapSynchronously(_ channel: Channel) throws -> NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>> {
+                try NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>(wrappingChannelSynchronously: channel)
+            }
+            let wrap: @Sendable (Channel) -> EventLoopFuture<NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>> = { channel in
+                channel.eventLoop.makeCompletedFuture { try wrapSynchronously(channel) }
+            }
+            if let stunServer {
+                // The Binding goes out on the very socket media will use (its mapping is the one
+                // to announce), before NIO owns it: NIO's inbound stream has one reader.
+                let descriptor = try ReflexiveProbe.bind(address)
+                do {
+                    reflexive = try await ReflexiveProbe.ask(stunServer, from: descriptor)
+                } catch {
+                    ReflexiveProbe.close(descriptor)
+                    throw error
                 }
+                // NIO owns (and closes) the descriptor from here. The async `withBoundSocket`
+                // fails when its initializer wraps the channel before registering it; the
+                // channel is wrapped once registered instead.
+                let registered = try await bootstrap.withBoundSocket(descriptor).get()
+                do {
+                    channel = try await registered.eventLoop.submit { try wrapSynchronously(registered) }.get()
+                } catch {
+                    registered.close(promise: nil)
+                    throw error
+                }
+            } else {
+                channel = try await bootstrap.bind(host: address.host, port: address.port, channelInitializer: wrap)
+            }
+        } catch let error as UDPError {
+            throw error
         } catch {
-            let inUse = (error as? IOError)?.errnoCode == EADDRINUSE
-            throw UDPError(inUse ? .addressInUse : .bindFailed, operation: "bind \(address)", detail: "\(error)")
+            let code = (error as? IOError)?.errnoCode
+            throw UDPError(code == EADDRINUSE ? .addressInUse : code == EADDRNOTAVAIL ? .notLocal : .bindFailed,
+                           operation: "bind \(address)", detail: "\(error)")
         }
         let port = channel.channel.localAddress?.port ?? address.port
         let allocator = channel.channel.allocator
         return try await channel.executeThenClose { inbound, outbound in
-            try await body(UDPSocket(localPort: port, outbound: outbound, inboundStream: inbound, allocator: allocator))
+            try await body(UDPSocket(localPort: port, reflexive: reflexive, outbound: outbound, inboundStream: inbound, allocator: allocator))
         }
     }
 }

@@ -34,6 +34,11 @@ public actor CallHub {
 
     /// The rules calls get.
     public var rules: CallRules { board.rules }
+    /// The STUN responder's port, named in each welcome (``useSTUN(port:)``).
+    public private(set) var stunPort: Int?
+
+    /// Names the server's STUN responder in every welcome from now on.
+    public func useSTUN(port: Int?) { stunPort = port }
 
     func newConnection() -> UInt64 {
         defer { nextConnection += 1 }
@@ -128,8 +133,11 @@ public actor CallHub {
             switch effect {
             case .record(let record):
                 if let result = record.result { metrics.callEnded(result) }
-            case .send(let address, let message):
+            case .send(let address, var message):
                 if case .refused(_, _, _, let reason) = message { metrics.refused(reason) }
+                if case .welcome(let identity, let device, let keepalive, let time, _) = message, let stunPort {
+                    message = .welcome(identity: identity, device: device, keepaliveSeconds: keepalive, serverTime: time, stunPort: stunPort)
+                }
                 guard let outbox = outboxes[address] else { continue }
                 if case .dropped = outbox.yield(.text(Self.text(message))) {
                     // A device that does not read cannot hold the server's memory.

@@ -21,6 +21,8 @@ public actor RoomHub {
     private var closed = false
     /// The rules new rooms get.
     public let rules: RoomRules
+    /// The STUN responder's port, named in each welcome (``useSTUN(port:)``).
+    public private(set) var stunPort: Int?
     let metrics: ServerMetrics
     private let clock: @Sendable () -> SessionTime
     /// Signs a member's renewed token (``RoomEffect/refreshToken(_:_:)``); nil: none is sent.
@@ -223,7 +225,10 @@ public actor RoomHub {
         var encoded: (message: ServerMessage, text: String)?
         for effect in effects {
             switch effect {
-            case .send(let address, let message):
+            case .send(let address, var message):
+                if case .welcome(let identity, let role, let room, let keepalive, let time, _) = message, let stunPort {
+                    message = .welcome(identity: identity, role: role, room: room, keepaliveSeconds: keepalive, serverTime: time, stunPort: stunPort)
+                }
                 switch message {
                 case .refused(_, let reason): metrics.refused(reason)
                 case .joined: metrics.joined()
@@ -263,6 +268,10 @@ public actor RoomHub {
     }
 
     private static func text(_ message: ServerMessage) -> String { String(decoding: SignalCodec.encode(message), as: UTF8.self) }
+
+    /// Names the server's STUN responder in every welcome from now on (the rooms' rules do
+    /// not know the server's sockets; the hub adds it on the way out).
+    public func useSTUN(port: Int?) { stunPort = port }
 
     private static func summary(_ room: ServerRoom) -> RoomSummary {
         RoomSummary(room: room.info, host: room.host, members: room.members.count, online: room.members.filter(\.online).count,

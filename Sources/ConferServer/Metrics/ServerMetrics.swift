@@ -22,6 +22,7 @@ public struct ServerMetrics: Sendable {
     private let dials: Metrics.Counter
     private let callResults: [CallEndResult: Metrics.Counter]
     private let callLogFailures: Metrics.Counter
+    private let stunAnswers: [String: Metrics.Counter]
 
     /// Metrics in a new registry.
     public init() {
@@ -49,7 +50,13 @@ public struct ServerMetrics: Sendable {
             ($0, Metrics.Counter(label: "confer_calls_ended_total", dimensions: [("result", $0.rawValue)], factory: factory))
         })
         callLogFailures = Metrics.Counter(label: "confer_call_log_failures_total", factory: factory)
+        stunAnswers = Dictionary(uniqueKeysWithValues: ["answered", "refused", "dropped"].map {
+            ($0, Metrics.Counter(label: "confer_stun_requests_total", dimensions: [("outcome", $0)], factory: factory))
+        })
     }
+
+    /// Counts what the STUN responder did with one datagram: `answered`, `refused` or `dropped`.
+    func stun(_ outcome: String) { stunAnswers[outcome]?.increment() }
 
     func callDialed() { dials.increment() }
     func callEnded(_ result: CallEndResult) { callResults[result]?.increment() }

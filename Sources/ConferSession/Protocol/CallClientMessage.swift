@@ -71,8 +71,9 @@ public enum CallClientMessage: Sendable, Codable, Hashable {
 
 /// Everything the call server sends a device.
 public enum CallServerMessage: Sendable, Codable, Hashable {
-    /// Signed in: who, as which device, how often to ping.
-    case welcome(identity: String, device: String, keepaliveSeconds: Double, serverTime: SessionTime)
+    /// Signed in: who, as which device, how often to ping; `stunPort` as in
+    /// ``ServerMessage/welcome(identity:role:room:keepaliveSeconds:serverTime:stunPort:)``.
+    case welcome(identity: String, device: String, keepaliveSeconds: Double, serverTime: SessionTime, stunPort: Int? = nil)
     /// The call `ref` asked for was placed.
     case dialed(ref: UInt64, call: CallInfo)
     /// A call rings on this device.

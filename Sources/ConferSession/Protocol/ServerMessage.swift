@@ -1,7 +1,9 @@
 /// Everything the server sends a member's client.
 public enum ServerMessage: Sendable, Codable, Hashable {
-    /// The token was accepted: who the session is, in which room, and how often to ping.
-    case welcome(identity: String, role: MemberRole, room: RoomInfo, keepaliveSeconds: Double, serverTime: SessionTime)
+    /// The token was accepted: who the session is, in which room, and how often to ping;
+    /// `stunPort` is the UDP port (on the server's host) where a STUN Binding request tells
+    /// a member the address its media socket is seen from, when the server answers any.
+    case welcome(identity: String, role: MemberRole, room: RoomInfo, keepaliveSeconds: Double, serverTime: SessionTime, stunPort: Int? = nil)
     /// The join is a request waiting for the host.
     case waiting(JoinRequest)
     /// Admitted (or resumed, or promoted to host): the room as this member sees it.
