@@ -81,6 +81,14 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // Sending bursts of datagrams one at a time or in one write (run by peers/udp-send.sh).
+        // STUN Binding requests as fast as a server answers them: Confer's responder beside
+        // coturn's (run by peers/stun-binding.sh).
+        .executableTarget(
+            name: "STUNLoad",
+            dependencies: ["ToolSupport", .product(name: "ConferNet", package: "Confer")],
+            path: "Tools/STUNLoad",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         .executableTarget(
             name: "UDPSend",
             dependencies: ["ToolSupport", .product(name: "ConferNet", package: "Confer")],
