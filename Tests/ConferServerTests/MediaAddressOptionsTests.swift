@@ -55,6 +55,20 @@ import Testing
         }
     }
 
+    /// The responder a welcome names is on the host of the server's URL, whatever its form.
+    @Test func theSTUNResponderIsOnTheServersHost() {
+        let port = 3478
+        for (url, host) in [("http://127.0.0.1:7880", "127.0.0.1"), ("https://confer.example", "confer.example"),
+                            ("wss://confer.example:8443/base?x=1", "confer.example"), ("http://[::1]:7880", "::1"),
+                            ("ws://user@[2001:db8::5]/", "2001:db8::5"), ("http://user:pw@10.0.0.9:80#f", "10.0.0.9")] {
+            #expect(stunServer(of: url, port: port) == UDPAddress(host: host, port: port), "\(url)")
+        }
+        for (url, port) in [("http://127.0.0.1:7880", nil), ("http://127.0.0.1:7880", 0), ("http://127.0.0.1", 70_000),
+                            ("127.0.0.1:7880", 3478), ("http://[::1:7880", 3478), ("http://:7880", 3478)] as [(String, Int?)] {
+            #expect(stunServer(of: url, port: port) == nil, "\(url) \(String(describing: port))")
+        }
+    }
+
     @Test func theOptionsReachTheMediaOfACallAndOfAMember() async throws {
         let options = ["--media-bind", "127.0.0.2", "--media-address", "203.0.113.5:40000"]
         var call = try CallCommand.parse(Self.member + options).mediaOptions
