@@ -36,6 +36,25 @@ import Testing
         _ = host
     }
 
+    /// A welcome names the server's STUN port when it has one; a welcome without it (from a
+    /// server before STUN) still reads, with none.
+    @Test func welcomesCarryTheSTUNPortOrNone() throws {
+        let time = SessionTime(milliseconds: 5)
+        let meeting = ServerMessage.welcome(identity: "a", role: .host, room: RoomInfo(id: "r"), keepaliveSeconds: 10, serverTime: time, stunPort: 3478)
+        let call = CallServerMessage.welcome(identity: "a", device: "phone", keepaliveSeconds: 10, serverTime: time, stunPort: 3478)
+        #expect(try SignalCodec.decodeServer(SignalCodec.encode(meeting)) == meeting)
+        #expect(try SignalCodec.decodeCallServer(SignalCodec.encode(call)) == call)
+        #expect(String(decoding: SignalCodec.encode(meeting), as: UTF8.self).contains(#""stunPort":3478"#))
+        let older = String(decoding: SignalCodec.encode(ServerMessage.welcome(identity: "a", role: .host, room: RoomInfo(id: "r"),
+                                                                              keepaliveSeconds: 10, serverTime: time)), as: UTF8.self)
+        #expect(!older.contains("stunPort"), "no port, no key: what a server before STUN sent")
+        guard case .welcome(_, _, _, _, _, let port) = try SignalCodec.decodeServer(Array(older.utf8)) else {
+            Issue.record("not a welcome: \(older)")
+            return
+        }
+        #expect(port == nil)
+    }
+
     @Test func badInputIsATypedError() {
         func error(_ text: String) -> SignalDecodeError? {
             do {
