@@ -39,7 +39,7 @@ struct CallLatency {
         var moves = 0
         var incoming = bob.incoming.events.makeAsyncIterator()
         // Bob's inside address behind the NAT: a port whose socket nobody reads.
-        let (inside, insidePort) = try unreadSocket()
+        let (inside, insidePort) = try LoopbackSocket.bind()
         defer { close(inside) }
         for index in 0 ..< 2 * count {
             let behindNAT = index % 2 == 1
@@ -78,22 +78,6 @@ struct CallLatency {
         ]
         let data = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys])
         FileHandle.standardOutput.write(data + Data("\n".utf8))
-    }
-
-    /// A UDP socket bound on loopback that nothing reads, and its port.
-    static func unreadSocket() throws -> (Int32, Int) {
-        let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
-            }
-        }
-        guard descriptor >= 0, bound else { throw POSIXError(.EADDRNOTAVAIL) }
-        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     static func milliseconds(_ duration: Duration) -> Double {

@@ -18,18 +18,12 @@ struct STUNLoad {
         let window = arguments.int("--window", default: 16)
         let seconds = arguments.double("--seconds", default: 5)
 
-        let descriptor = socket(AF_INET, CInt(SOCK_DGRAM.rawValue), 0)
-        var local = sockaddr_in()
-        local.sin_family = sa_family_t(AF_INET)
-        local.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let (descriptor, localPort) = try LoopbackSocket.bind()
+        let me = UDPAddress(host: "127.0.0.1", port: localPort)
         var to = sockaddr_in()
         to.sin_family = sa_family_t(AF_INET)
         to.sin_port = in_port_t(UInt16(server.port).bigEndian)
         to.sin_addr.s_addr = inet_addr(server.host)
-        _ = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) } }
-        let me = UDPAddress(host: "127.0.0.1", port: Int(UInt16(bigEndian: local.sin_port)))
 
         let clock = ContinuousClock()
         let start = clock.now
