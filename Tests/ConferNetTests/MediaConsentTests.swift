@@ -182,6 +182,64 @@ import Testing
         #expect(consent.grants == 1 && consent.moves == 1)
     }
 
+    /// Behind a NAT that does not hairpin, a peer on the same LAN is reached at its bound
+    /// address, not at the NAT's mapping the STUN server saw: both are announced, both are
+    /// challenged, and media goes to the first that answers.
+    @Test func everyAnnouncedAddressIsChallengedAndTheFirstToAnswerIsWhereMediaGoes() throws {
+        let mapped = UDPAddress(host: "198.51.100.1", port: 61_000), bound = UDPAddress(host: "10.1.0.3", port: 50_000)
+        var random = SeededRandom(seed: 6)
+        var consent = MediaConsent()
+        consent.announce(mapped, alternates: [bound, mapped, bound])
+        #expect(consent.candidates == [mapped, bound], "duplicates dropped, the preferred first")
+        #expect(consent.address == mapped, "before an answer, the preferred one")
+        let nonce = try #require(consent.takeChallenge(at: .seconds(1), using: &random))
+        var granted = consent.answered(nonce, from: victim, at: .seconds(1))
+        #expect(!granted, "an address the peer did not announce gives nothing")
+        granted = consent.answered(nonce ^ 1, from: bound, at: .seconds(1))
+        #expect(!granted, "another nonce")
+        granted = consent.answered(nonce, from: bound, at: .seconds(1))
+        #expect(granted && consent.address == bound && consent.permits(at: .seconds(1)), "the alternate answered: media goes there")
+        granted = consent.answered(nonce, from: mapped, at: .seconds(2))
+        #expect(!granted && consent.address == bound, "a second candidate's answer does not take media away from the first")
+        #expect(consent.takeChallenge(at: .seconds(2), using: &random) == nil, "no challenges while consent is in force")
+        consent.authenticated(from: mapped, at: .seconds(20))
+        consent.authenticated(from: bound, at: .seconds(10))
+        #expect(consent.permits(at: Timestamp(microseconds: 39_999_999)) && !consent.permits(at: .seconds(40)),
+                "consent lasts from packets where media goes, not from the other candidate")
+        #expect(consent.grants == 1 && consent.answersRefused == 2)
+    }
+
+    @Test func challengesFromAnyAnnouncedAddressAreAnsweredThere() {
+        let mapped = UDPAddress(host: "198.51.100.1", port: 61_000), bound = UDPAddress(host: "10.1.0.3", port: 50_000)
+        var consent = MediaConsent()
+        consent.announce(mapped, alternates: [bound])
+        var answers = consent.answers(challengeFrom: victim, at: .seconds(1))
+        #expect(!answers, "not announced: a forged source would turn answers on someone else")
+        answers = consent.answers(challengeFrom: bound, at: .seconds(1))
+        #expect(answers)
+        answers = consent.answers(challengeFrom: mapped, at: Timestamp(microseconds: 1_005_000))
+        #expect(!answers, "one answer per gap, whichever candidate asks")
+        answers = consent.answers(challengeFrom: mapped, at: Timestamp(microseconds: 1_010_000))
+        #expect(answers)
+    }
+
+    @Test func theSameAddressesAgainKeepConsentWhereItWasGivenAndOthersStartOver() throws {
+        let mapped = UDPAddress(host: "198.51.100.1", port: 61_000), bound = UDPAddress(host: "10.1.0.3", port: 50_000)
+        var random = SeededRandom(seed: 7)
+        var consent = MediaConsent()
+        consent.announce(mapped, alternates: [bound])
+        let nonce = try #require(consent.takeChallenge(at: .seconds(1), using: &random))
+        _ = consent.answered(nonce, from: bound, at: .seconds(1))
+        consent.announce(mapped, alternates: [bound])
+        #expect(consent.permits(at: .seconds(2)) && consent.address == bound, "announced again: nothing changes")
+        consent.announce(mapped)
+        #expect(!consent.permits(at: .seconds(2)) && consent.address == mapped && consent.candidates == [mapped],
+                "the alternate is gone: what it said counts no more")
+        consent.announce(mapped, alternates: [bound])
+        consent.move(to: victim, at: .seconds(3))
+        #expect(consent.candidates == [victim] && consent.address == victim, "a move leaves only where the datagrams came from")
+    }
+
     /// Seeded challenges, answers and packets, from the peer and from elsewhere, against the
     /// rule written plainly: consent is given by an answer from the announced address with
     /// the nonce of a challenge taken while there was none; it lasts a lifetime after the

@@ -2,6 +2,7 @@
 @testable import ConferClient
 import ConferMedia
 import ConferNet
+import ConferSession
 import Testing
 
 /// Where `confer host`, `join` and `call` bind their media and what they announce:
@@ -40,19 +41,27 @@ import Testing
     }
 
     @Test func whatIsAnnouncedIsTheBoundAddressUnlessAnotherIsNamed() {
-        #expect(AnnouncedMediaAddress.announcing(nil, bindHost: "192.168.1.20", boundPort: 50_000) == ("192.168.1.20", 50_000))
+        #expect(AnnouncedMediaAddress.announcing(nil, bindHost: "192.168.1.20", boundPort: 50_000) == ("192.168.1.20", 50_000, nil))
         #expect(AnnouncedMediaAddress.announcing(AnnouncedMediaAddress(host: "203.0.113.5"), bindHost: "0.0.0.0", boundPort: 50_000)
-            == ("203.0.113.5", 50_000), "a 1:1 NAT keeps the port")
+            == ("203.0.113.5", 50_000, nil), "a 1:1 NAT keeps the port")
         #expect(AnnouncedMediaAddress.announcing(AnnouncedMediaAddress(host: "203.0.113.5", port: 7000), bindHost: "0.0.0.0", boundPort: 50_000)
-            == ("203.0.113.5", 7000), "a port forwarded from another")
-        // What the server's STUN responder saw is announced, unless an address is named.
+            == ("203.0.113.5", 7000, nil), "a port forwarded from another")
+        // What the server's STUN responder saw is announced, with the bound address beside it
+        // for a device on the same LAN, unless an address is named.
         let seen = STUNBindingTransaction.Outcome.mapped(UDPAddress(host: "198.51.100.1", port: 61_000))
-        #expect(AnnouncedMediaAddress.announcing(nil, bindHost: "10.1.0.2", boundPort: 50_000, reflexive: seen) == ("198.51.100.1", 61_000))
+        #expect(AnnouncedMediaAddress.announcing(nil, bindHost: "10.1.0.2", boundPort: 50_000, reflexive: seen)
+            == ("198.51.100.1", 61_000, [MediaDescription.Address(host: "10.1.0.2", port: 50_000)]))
         #expect(AnnouncedMediaAddress.announcing(AnnouncedMediaAddress(host: "203.0.113.5"), bindHost: "10.1.0.2", boundPort: 50_000,
-                                                 reflexive: seen) == ("203.0.113.5", 50_000))
+                                                 reflexive: seen) == ("203.0.113.5", 50_000, nil))
         for unanswered in [STUNBindingTransaction.Outcome.timedOut, .refused(code: 400)] {
-            #expect(AnnouncedMediaAddress.announcing(nil, bindHost: "10.1.0.2", boundPort: 50_000, reflexive: unanswered) == ("10.1.0.2", 50_000))
+            #expect(AnnouncedMediaAddress.announcing(nil, bindHost: "10.1.0.2", boundPort: 50_000, reflexive: unanswered) == ("10.1.0.2", 50_000, nil))
         }
+        // No NAT between the device and the responder: one address is enough.
+        let same = STUNBindingTransaction.Outcome.mapped(UDPAddress(host: "192.168.1.20", port: 50_000))
+        #expect(AnnouncedMediaAddress.announcing(nil, bindHost: "192.168.1.20", boundPort: 50_000, reflexive: same) == ("192.168.1.20", 50_000, nil))
+        // A wildcard bind is no address to send to.
+        #expect(AnnouncedMediaAddress.announcing(nil, bindHost: "0.0.0.0", boundPort: 50_000, reflexive: seen) == ("198.51.100.1", 61_000, nil))
+        #expect(AnnouncedMediaAddress.announcing(nil, bindHost: "::", boundPort: 50_000, reflexive: seen) == ("198.51.100.1", 61_000, nil))
     }
 
     /// The responder a welcome names is on the host of the server's URL, whatever its form.

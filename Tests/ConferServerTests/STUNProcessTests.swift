@@ -117,9 +117,45 @@ struct STUNProcessTests {
         }
     }
 
-    /// The same for a meeting: the host behind one NAT, a member behind the other. Each
-    /// announces where the server saw it; the composite reaches the member and the member's
-    /// camera the host.
+    /// Alice and Carol behind the same NAT, which does not hairpin: a datagram to its own
+    /// public address does not come back in. Each announces where the server saw it and the
+    /// address it is bound to; the NAT's mapping never answers, the LAN address does, and
+    /// media goes there.
+    @Test(.wallClockExclusive, .enabled(if: NATLab.available, "needs root, iproute2 and nftables (Scripts/nat-lab check)"))
+    func aCallConnectsBetweenTwoDevicesBehindTheSameNAT() async throws {
+        let lab = try await NATLab()
+        defer { lab.tearDown() }
+        let (server, url, _, secret) = try await serve(["--listen", "198.51.100.10:0", "--connection-timeout", "5"],
+                                                       executable: lab.exec("server"))
+        func token(_ identity: String) async throws -> String {
+            let minting = try ConferProcess(["token", "--secret", secret, "--calls", "--identity", identity])
+            #expect(await minting.exitStatus() == 0)
+            return minting.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let carol = try lab.confer("carol", ["call", "--server", url, "--token", try await token("carol"), "--device", "phone", "--json", "--events"])
+        #expect(await carol.wait(upTo: 20) { $0.eventNames.contains("signedIn") }, "carol: \(carol.stderr)")
+        let alice = try lab.confer("alice", ["call", "--server", url, "--token", try await token("alice"), "--to", "carol",
+                                             "--video", "--duration", "3", "--json"])
+        _ = await alice.exitStatus(timeout: 40)
+        _ = await carol.exitStatus(timeout: 15)
+        for (name, process, other) in [("alice", alice, "10.1.0.3"), ("carol", carol, "10.1.0.2")] {
+            let summary = try #require(process.stdout.split(separator: "\n").last.flatMap {
+                try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }, "\(name): \(process.stdout) \(process.stderr)")
+            #expect(summary["result"] as? String == "completed", "\(name): \(summary) \(process.stderr)")
+            let frames = summary["framesReceived"] as? Int ?? -1
+            #expect(frames >= 30, "\(name) decoded \(frames) frames in 3 s")
+            #expect((summary["reflexiveAddress"] as? String)?.hasPrefix("198.51.100.1:") == true, "\(name): \(summary)")
+            #expect((summary["peerAddress"] as? String)?.hasPrefix("\(other):") == true, "\(name) sent to the other's LAN address: \(summary)")
+        }
+        server.signal(SIGTERM)
+        _ = await server.exitStatus(timeout: 10)
+    }
+
+    /// The same for a meeting: the host behind one NAT, one member (Bob) behind the other and
+    /// one (Carol) behind the host's. Each announces where the server saw it and its bound
+    /// address; the composite reaches both members, Bob's through the NATs and Carol's across
+    /// the LAN, and both members' cameras reach the host.
     @Test(.wallClockExclusive, .enabled(if: NATLab.available, "needs root, iproute2 and nftables (Scripts/nat-lab check)"))
     func aMeetingConnectsWhenHostAndMemberAreBehindNATs() async throws {
         let lab = try await NATLab()
@@ -133,15 +169,21 @@ struct STUNProcessTests {
         let host = try lab.confer("alice", ["host", "--server", url, "--token", try await token("ann", "host"), "--approve", "all",
                                             "--duration", "5", "--json"])
         try await Task.sleep(for: .seconds(1))
-        let member = try lab.confer("bob", ["join", "--server", url, "--token", try await token("bob", "participant"), "--duration", "3", "--json"])
-        #expect(await member.exitStatus(timeout: 30) == 0, "member: \(member.stderr)")
+        let bob = try lab.confer("bob", ["join", "--server", url, "--token", try await token("bob", "participant"), "--duration", "3", "--json"])
+        let carol = try lab.confer("carol", ["join", "--server", url, "--token", try await token("carol", "participant"), "--duration", "3", "--json"])
+        #expect(await bob.exitStatus(timeout: 30) == 0, "bob: \(bob.stderr)")
+        #expect(await carol.exitStatus(timeout: 30) == 0, "carol: \(carol.stderr)")
         #expect(await host.exitStatus(timeout: 30) == 0, "host: \(host.stderr)")
-        for (name, process, nat) in [("host", host, "198.51.100.1"), ("member", member, "198.51.100.2")] {
+        for (name, process, nat, hostSeenAt, least) in [("host", host, "198.51.100.1", nil, 60), ("bob", bob, "198.51.100.2", "198.51.100.1", 30),
+                                                        ("carol", carol, "198.51.100.1", "10.1.0.2", 30)] {
             let report = try #require(try JSONSerialization.jsonObject(with: Data(process.stdout.utf8)) as? [String: Any], "\(name): \(process.stdout)")
             let figures = try #require((report["media"] as? [String: Any])?["figures"] as? [String: Any], "\(name): \(report)")
             let frames = figures["framesReceived"] as? Int ?? -1
-            #expect(frames >= 30, "\(name) decoded \(frames) frames: \(figures)")
+            #expect(frames >= least, "\(name) decoded \(frames) frames: \(figures)")
             #expect((figures["reflexiveAddress"] as? String)?.hasPrefix("\(nat):") == true, "\(name): \(figures)")
+            if let hostSeenAt {
+                #expect((figures["peerAddress"] as? String)?.hasPrefix("\(hostSeenAt):") == true, "\(name) sent to the host there: \(figures)")
+            }
         }
         server.signal(SIGTERM)
         _ = await server.exitStatus(timeout: 10)

@@ -55,6 +55,34 @@ import Testing
         #expect(port == nil)
     }
 
+    @Test func mediaDescriptionsCarryAlternatesAndOnesWithoutStillRead() throws {
+        let lan = MediaDescription.Address(host: "10.1.0.3", port: 50_000)
+        let description = MediaDescription(host: "198.51.100.1", port: 61_000, alternates: [lan], codec: "vp8", width: 640, height: 360, frameRate: 24)
+        #expect(description.isPlausible && description.addresses == [MediaDescription.Address(host: "198.51.100.1", port: 61_000), lan])
+        #expect(try SignalCodec.decodeClient(SignalCodec.encode(ClientMessage.announceMedia(description))) == .announceMedia(description))
+        let call = CallClientMessage.media(call: "c", description)
+        #expect(try SignalCodec.decodeCallClient(SignalCodec.encode(call)) == call)
+        // What a device before alternates sends: no key, and it reads as none.
+        let older = #"{"v":1,"m":{"announceMedia":{"_0":{"host":"127.0.0.1","port":4000,"codec":"vp8","width":640,"height":360,"frameRate":24}}}}"#
+        guard case .announceMedia(let read) = try SignalCodec.decodeClient(Array(older.utf8)) else {
+            Issue.record("not an announcement: \(older)")
+            return
+        }
+        #expect(read.alternates == nil && read.isPlausible && read.addresses.count == 1)
+        #expect(!String(decoding: SignalCodec.encode(ClientMessage.announceMedia(read)), as: UTF8.self).contains("alternates"))
+        // Each alternate is challenged: a description names few, and each must be an address.
+        var many = description
+        many.alternates = Array(repeating: lan, count: MediaDescription.maximumAlternates + 1)
+        #expect(!many.isPlausible)
+        many.alternates = Array(repeating: lan, count: MediaDescription.maximumAlternates)
+        #expect(many.isPlausible)
+        for bad in [MediaDescription.Address(host: "", port: 1), .init(host: "h", port: 0), .init(host: "h", port: 65_536),
+                    .init(host: String(repeating: "a", count: MediaDescription.maximumHostBytes + 1), port: 1)] {
+            many.alternates = [bad]
+            #expect(!many.isPlausible, "\(bad)")
+        }
+    }
+
     @Test func badInputIsATypedError() {
         func error(_ text: String) -> SignalDecodeError? {
             do {

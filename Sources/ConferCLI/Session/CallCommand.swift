@@ -269,6 +269,7 @@ struct CallCommand: AsyncParsableCommand {
             fields["peerMoves"] = figures.peerMoves
             if let seen = figures.reflexiveAddress { fields["reflexiveAddress"] = seen }
             if figures.stunUnanswered { fields["stunUnanswered"] = true }
+            if let peer = figures.peerAddress { fields["peerAddress"] = peer }
         }
         printer.print("ended", fields)
         if json {

@@ -53,6 +53,7 @@ struct MemberMediaReport: Codable, Sendable {
         if figures.peerMoves > 0 { lines.append("addresses: the host's media came from another address than it announced, and was answered there") }
         if let seen = figures.reflexiveAddress { lines.append("addresses: the server's STUN responder saw this media at \(seen), which was announced") }
         if figures.stunUnanswered { lines.append("addresses: the server's STUN responder did not answer; the bound address was announced") }
+        if let peer = figures.peerAddress { lines.append("addresses: media goes to the host at \(peer)") }
         if figures.packetsForwarded > 0 || figures.forwardReportsSent > 0 {
             var forward = "forward: sent \(figures.packetsForwarded) packets (\(figures.bytesForwarded / 1000) kB)"
             if figures.forwardReportsSent > 0 {

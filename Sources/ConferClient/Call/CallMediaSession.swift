@@ -32,7 +32,7 @@ public enum CallMediaSession {
                 return try await LiveMeetingParticipant.run(bindingTo: options.bindHost, reflexiveThrough: stun, control: control) { port in
                     let announced = AnnouncedMediaAddress.announcing(options.announcedAddress, bindHost: options.bindHost, boundPort: port,
                                                                      reflexive: control.reflexive)
-                    await call.describeMedia(MediaDescription(host: announced.host, port: announced.port, codec: options.codec.rawValue,
+                    await call.describeMedia(MediaDescription(host: announced.host, port: announced.port, alternates: announced.alternates, codec: options.codec.rawValue,
                                                               width: width, height: height, frameRate: frameRate))
                     var media: CallMedia?
                     for await info in call.state.values {
@@ -50,6 +50,7 @@ public enum CallMediaSession {
                         uplinkKey: media.sendKey, downlinkKey: media.receiveKey)
                     // Each direction is the sender's: this side sends its own codec and rate,
                     // and decodes the other's as its description says (the plan).
+                    configuration.hostAlternates = media.peer.alternateUDPAddresses
                     configuration.cameraCodec = options.codec
                     configuration.cameraFrameRate = frameRate
                     configuration.sendsCamera = video

@@ -1,4 +1,5 @@
 import ConferNet
+import ConferSession
 
 /// The address the other side is told to send this device's media to, when that is not the
 /// address media is bound to: behind a NAT, its public address, with a port forwarded to
@@ -54,11 +55,18 @@ public struct AnnouncedMediaAddress: Sendable, Hashable, CustomStringConvertible
 
     /// What a device bound on `bindHost`:`boundPort` announces: `announced`, its port the
     /// bound one when it names none; else where the STUN server saw the socket (`reflexive`:
-    /// behind a NAT, the NAT's mapping); else the bound address itself.
+    /// behind a NAT, the NAT's mapping), with the bound address as an alternate when it
+    /// differs, for a device on the same LAN behind a NAT that does not hairpin; else the
+    /// bound address itself.
     static func announcing(_ announced: Self?, bindHost: String, boundPort: Int,
-                           reflexive: STUNBindingTransaction.Outcome? = nil) -> (host: String, port: Int) {
-        if let announced { return (announced.host, announced.port ?? boundPort) }
-        if case .mapped(let seen) = reflexive { return (seen.host, seen.port) }
-        return (bindHost, boundPort)
+                           reflexive: STUNBindingTransaction.Outcome? = nil)
+        -> (host: String, port: Int, alternates: [MediaDescription.Address]?) {
+        if let announced { return (announced.host, announced.port ?? boundPort, nil) }
+        if case .mapped(let seen) = reflexive {
+            let bound = UDPAddress(host: bindHost, port: boundPort)
+            let wildcard = ["0.0.0.0", "::"].contains(bindHost)
+            return (seen.host, seen.port, seen == bound || wildcard ? nil : [MediaDescription.Address(host: bindHost, port: boundPort)])
+        }
+        return (bindHost, boundPort, nil)
     }
 }

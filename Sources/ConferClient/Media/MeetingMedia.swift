@@ -217,7 +217,7 @@ public actor MeetingMedia {
                     try await LiveMeetingHost.run(configuration, control: control) { port in
                         let announced = AnnouncedMediaAddress.announcing(options.announcedAddress, bindHost: options.bindHost, boundPort: port,
                                                                          reflexive: control.reflexive)
-                        await client.announceMedia(MediaDescription(host: announced.host, port: announced.port, codec: options.codec.rawValue,
+                        await client.announceMedia(MediaDescription(host: announced.host, port: announced.port, alternates: announced.alternates, codec: options.codec.rawValue,
                                                                     width: options.canvasWidth, height: options.canvasHeight,
                                                                     frameRate: options.frameRate))
                     }
@@ -243,9 +243,9 @@ public actor MeetingMedia {
             if have?.slot != want.slot || have?.sends != want.sends, let grant = room.media[identity] {
                 control.send(.add(identity: identity, slot: grant.slot, uplinkKey: grant.uplinkKey, downlinkKey: grant.downlinkKey, sends: want.sends))
                 sendRendering([identity])
-                if let media = want.media { control.send(.address(identity: identity, host: media.host, port: media.port)) }
+                if let media = want.media { control.send(.address(identity: identity, host: media.host, port: media.port, alternates: media.alternateUDPAddresses)) }
             } else if have?.media != want.media, let media = want.media {
-                control.send(.address(identity: identity, host: media.host, port: media.port))
+                control.send(.address(identity: identity, host: media.host, port: media.port, alternates: media.alternateUDPAddresses))
             }
             if have?.devices != want.devices, want.sends {
                 control.send(.devices(identity: identity, camera: want.devices.camera, microphone: want.devices.microphone))
@@ -284,6 +284,7 @@ public actor MeetingMedia {
             plan: LiveMeetingPlan(codec: codec, canvasWidth: hostMedia.width, canvasHeight: hostMedia.height, frameRate: hostMedia.frameRate),
             host: UDPAddress(host: hostMedia.host, port: hostMedia.port), slot: grant.slot, uplinkKey: grant.uplinkKey,
             downlinkKey: grant.downlinkKey)
+        configuration.hostAlternates = hostMedia.alternateUDPAddresses
         configuration.sends = sends
         runningSends = sends
         configuration.cameraFile = options.cameraFile
@@ -312,7 +313,7 @@ public actor MeetingMedia {
                 try await LiveMeetingParticipant.run(configuration, control: control) { port in
                     let announced = AnnouncedMediaAddress.announcing(announcedAddress, bindHost: bindHost, boundPort: port,
                                                                      reflexive: control.reflexive)
-                    await client.announceMedia(MediaDescription(host: announced.host, port: announced.port, codec: codec.rawValue, width: width, height: height,
+                    await client.announceMedia(MediaDescription(host: announced.host, port: announced.port, alternates: announced.alternates, codec: codec.rawValue, width: width, height: height,
                                                                 frameRate: hostMedia.frameRate))
                 }
             }

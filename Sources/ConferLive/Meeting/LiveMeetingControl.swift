@@ -12,8 +12,9 @@ public final class LiveMeetingControl: Sendable {
         case add(identity: String, slot: UInt32, uplinkKey: [UInt8], downlinkKey: [UInt8], sends: Bool)
         /// A member left.
         case remove(identity: String)
-        /// A member said where it receives media.
-        case address(identity: String, host: String, port: Int)
+        /// A member said where it receives media: `host`:`port`, and perhaps `alternates` for
+        /// the same socket (its bound address beside a NAT's mapping), tried as well.
+        case address(identity: String, host: String, port: Int, alternates: [UDPAddress] = [])
         /// A member's camera or microphone was turned on or off.
         case devices(identity: String, camera: Bool, microphone: Bool)
         /// How this endpoint renders a member (the host: its tile and its voice in the
@@ -116,6 +117,10 @@ public final class LiveMeetingControl: Sendable {
         public var reflexiveAddress: String?
         /// Whether the STUN responder was asked and gave no address (no answer, or a refusal).
         public var stunUnanswered = false
+        /// A member or a call's side: the other side's address media goes to, once one
+        /// consented: of the addresses it announced (a NAT's mapping, its bound address), the
+        /// first to answer a challenge, or where it was moved to.
+        public var peerAddress: String?
 
         /// No figures yet.
         public init() {}

@@ -74,8 +74,12 @@ public enum LiveMeetingHost {
         let identity: String
         let id: ParticipantID
         let outgoing = DatagramQueue()
+        /// Where media goes: the candidate that consented, or the one the member prefers.
         var destination: UDPDestination?
         var address: UDPAddress?
+        /// Every address the member announced (or was moved to), resolved; each is challenged
+        /// until one consents, and datagrams from each are the member's.
+        var candidates: [UDPDestination] = []
         var consent = MediaConsent()
         /// Whether what goes to it before its first consent is kept for the grant, and what is.
         var hold = ConsentHold()
@@ -214,7 +218,7 @@ public enum LiveMeetingHost {
             for command in control.takeCommands() { try apply(command, at: now) }
             if case .datagram(let datagram, let arrival) = event {
                 if let member = byAddress[datagram.source] ?? movable(datagram, at: arrival), member.added {
-                    let moving = member.address != datagram.source
+                    let moving = !member.consent.candidates.contains(datagram.source)
                     if datagram.bytes.withUnsafeBytes({ LiveMeetingPlan.isConsentCheck($0) }) {
                         if let check = datagram.bytes.withUnsafeBytes({ member.checks?.open($0) }) {
                             if moving { move(member, to: datagram.source, at: arrival) }
@@ -253,7 +257,7 @@ public enum LiveMeetingHost {
                 } else {
                     hold(member.outgoing, for: member, at: now)
                     if let nonce = member.consent.takeChallenge(at: now, using: &random), let challenge = member.checks?.seal(.challenge, nonce: nonce) {
-                        try? await socket.send(challenge, to: destination)
+                        for candidate in member.candidates { try? await socket.send(challenge, to: candidate) }
                     }
                 }
                 member.outgoing.removeAll()
@@ -293,12 +297,25 @@ public enum LiveMeetingHost {
         /// from: what came from the old address says nothing of the new, so the new one is
         /// challenged afresh.
         private func move(_ member: Member, to address: UDPAddress, at now: Timestamp) {
-            if let old = member.address { byAddress.removeValue(forKey: old) }
-            member.address = address
-            member.destination = try? UDPSocket.resolve(address)
+            guard let destination = try? UDPSocket.resolve(address) else { return }
+            setCandidates([destination], of: member)
             member.consent.move(to: address, at: now)
-            byAddress[address] = member
             moves += 1
+        }
+
+        /// Makes `candidates` (the first preferred) where `member` is reached and whose
+        /// datagrams are its. An alternate another member already holds stays that member's:
+        /// a member cannot take another's datagrams by naming its address beside its own.
+        private func setCandidates(_ candidates: [UDPDestination], of member: Member) {
+            for old in member.candidates where byAddress[old.address] === member { byAddress.removeValue(forKey: old.address) }
+            member.candidates = []
+            for (index, candidate) in candidates.enumerated() {
+                if index > 0, let holder = byAddress[candidate.address], holder !== member { continue }
+                byAddress[candidate.address] = member
+                member.candidates.append(candidate)
+            }
+            member.destination = member.candidates.first
+            member.address = member.destination?.address
         }
 
         /// A consent check that authenticated under `member`'s key: a challenge is answered
@@ -310,12 +327,16 @@ public enum LiveMeetingHost {
                           socket: UDPSocket) async {
             switch check.kind {
             case .challenge:
-                if let destination = member.destination, member.consent.answers(challengeFrom: source, at: now),
-                   let answer = member.checks?.seal(.answer, nonce: check.nonce) {
-                    try? await socket.send(answer, to: destination)
+                if let candidate = member.candidates.first(where: { $0.address == source }),
+                   member.consent.answers(challengeFrom: source, at: now), let answer = member.checks?.seal(.answer, nonce: check.nonce) {
+                    try? await socket.send(answer, to: candidate)
                 }
             case .answer:
                 guard member.consent.answered(check.nonce, from: source, at: now) else { return }
+                if let candidate = member.candidates.first(where: { $0.address == source }) {
+                    member.destination = candidate
+                    member.address = source
+                }
                 if member.hold.release(at: now), let held = member.held, let destination = member.destination {
                     try? await socket.send(held.count, to: destination) { held[$0] }
                     releasedDatagrams += held.count
@@ -342,16 +363,20 @@ public enum LiveMeetingHost {
                 bySlot[slot] = member
             case .remove(let identity):
                 if let member = members.removeValue(forKey: identity) { remove(member, at: now) }
-            case .address(let identity, let address, let port):
+            case .address(let identity, let address, let port, let alternates):
                 guard let member = members[identity] else { return }
-                if let old = member.address { byAddress.removeValue(forKey: old) }
-                let destination = try? UDPSocket.resolve(UDPAddress(host: address, port: port))
                 // Known in the numeric form datagrams report as their source.
-                let udp = destination?.address ?? UDPAddress(host: address, port: port)
-                member.address = udp
-                member.destination = destination
-                member.consent.announce(udp)
-                byAddress[udp] = member
+                let announced = [UDPAddress(host: address, port: port)] + alternates
+                let resolved = announced.compactMap { try? UDPSocket.resolve($0) }
+                setCandidates(resolved, of: member)
+                if let first = member.candidates.first {
+                    member.consent.announce(first.address, alternates: member.candidates.dropFirst().map(\.address))
+                }
+                // The same addresses again keep consent where it was given.
+                if let chosen = member.candidates.first(where: { $0.address == member.consent.address }) {
+                    member.destination = chosen
+                    member.address = chosen.address
+                }
                 // Into the pipeline only now, when the member's datagrams can be told apart.
                 if !member.added { try addToPipeline(member, at: now) }
             case .devices(let identity, let camera, let microphone):
@@ -389,7 +414,7 @@ public enum LiveMeetingHost {
         }
 
         private func remove(_ member: Member, at now: Timestamp) {
-            if let address = member.address { byAddress.removeValue(forKey: address) }
+            for candidate in member.candidates where byAddress[candidate.address] === member { byAddress.removeValue(forKey: candidate.address) }
             if bySlot[member.id.rawValue] === member { bySlot.removeValue(forKey: member.id.rawValue) }
             Self.add(member, to: &departed)
             withheldDatagrams += member.held?.count ?? 0

@@ -12,6 +12,9 @@ public struct LiveMeetingParticipantConfiguration: Sendable {
     public var plan: LiveMeetingPlan
     /// Where the host receives media.
     public var host: UDPAddress
+    /// Other addresses the host announced for the same socket (its bound address beside the
+    /// NAT mapping in ``host``); challenged too, and media goes to the first that answers.
+    public var hostAlternates: [UDPAddress] = []
     /// This member's slot (fixes its SSRCs).
     public var slot: UInt32
     /// SRTP key and salt for member → host.
@@ -100,7 +103,7 @@ public enum LiveMeetingParticipant {
             control.bound(to: socket.localPort, reflexive: socket.reflexive)
             guard let configuration = try await configure(socket.localPort), !control.isStopped else { return nil }
             let session = try Session(configuration: configuration, control: control,
-                                      destination: try UDPSocket.resolve(configuration.host))
+                                      candidates: try ([configuration.host] + configuration.hostAlternates).map(UDPSocket.resolve))
             _ = try await RealtimeLoop.run(socket: socket, clock: session.clock, pool: session.pool) { event, now in
                 try await session.handle(event, at: now, socket: socket)
             }
@@ -134,6 +137,9 @@ public enum LiveMeetingParticipant {
         /// Where media goes: the other side's address as configured, or as its authenticated
         /// datagrams showed it to be (``MediaConsent/mayMove(at:)``).
         private var destination: UDPDestination
+        /// Every address the other side may be reached at, resolved: challenged while it has
+        /// not consented (``MediaConsent/candidates``).
+        private var candidates: [UDPDestination]
         /// Whether the other side's address answered a challenge, and still sends what authenticates.
         private var consent: MediaConsent
         /// The consent checks with the other side: challenges and answers both ways.
@@ -152,11 +158,14 @@ public enum LiveMeetingParticipant {
         private var playAudio = true
         static let speakingRMS = 0.01
 
-        init(configuration: LiveMeetingParticipantConfiguration, control: LiveMeetingControl, destination: UDPDestination) throws {
+        /// `candidates` holds at least the address the other side prefers, first.
+        init(configuration: LiveMeetingParticipantConfiguration, control: LiveMeetingControl, candidates: [UDPDestination]) throws {
             self.configuration = configuration
             self.control = control
-            self.destination = destination
-            consent = MediaConsent(address: destination.address)
+            destination = candidates[0]
+            self.candidates = candidates
+            consent = MediaConsent()
+            consent.announce(candidates[0].address, alternates: candidates.dropFirst().map(\.address))
             let plan = configuration.plan
             let slot = configuration.slot
             let uplink = try SRTPMasterKey(profile: .aes128CmHmacSha1_80, keyingMaterial: configuration.uplinkKey)
@@ -273,7 +282,7 @@ public enum LiveMeetingParticipant {
                 withheldDatagrams += outgoing.count
                 outgoing.removeAll()
                 if let nonce = consent.takeChallenge(at: now, using: &random), let challenge = checks.seal(.challenge, nonce: nonce) {
-                    try? await socket.send(challenge, to: destination)
+                    for candidate in candidates { try? await socket.send(challenge, to: candidate) }
                 }
             }
             let outgoing = outgoing
@@ -291,8 +300,10 @@ public enum LiveMeetingParticipant {
         /// network the other side moved to), the other side is moved there to be challenged,
         /// when its consent allows (``MediaConsent/mayMove(at:)``).
         private func authenticated(from source: UDPAddress, at now: Timestamp) {
-            if source != consent.address, consent.mayMove(at: now), let moved = try? UDPSocket.resolve(source) {
+            // From one of the announced addresses, the challenges settle where media goes.
+            if !consent.candidates.contains(source), consent.mayMove(at: now), let moved = try? UDPSocket.resolve(source) {
                 destination = moved
+                candidates = [moved]
                 consent.move(to: moved.address, at: now)
             }
             consent.authenticated(from: source, at: now)
@@ -304,11 +315,14 @@ public enum LiveMeetingParticipant {
         private func take(_ check: RTCPConsentCheck, from source: UDPAddress, at now: Timestamp, socket: UDPSocket) async {
             switch check.kind {
             case .challenge:
-                if consent.answers(challengeFrom: source, at: now), let answer = checks.seal(.answer, nonce: check.nonce) {
-                    try? await socket.send(answer, to: destination)
+                if consent.answers(challengeFrom: source, at: now), let answer = checks.seal(.answer, nonce: check.nonce),
+                   let candidate = candidates.first(where: { $0.address == source }) {
+                    try? await socket.send(answer, to: candidate)
                 }
             case .answer:
-                if consent.answered(check.nonce, from: source, at: now) { nextCapture = min(nextCapture, now) }
+                guard consent.answered(check.nonce, from: source, at: now) else { return }
+                if let candidate = candidates.first(where: { $0.address == source }) { destination = candidate }
+                nextCapture = min(nextCapture, now)
             }
         }
 
@@ -353,6 +367,7 @@ public enum LiveMeetingParticipant {
             figures.datagramsWithheld = withheldDatagrams
             figures.consentChallengesSent = consent.challengesSent
             figures.peerMoves = consent.moves
+            if consent.grants > 0 { figures.peerAddress = consent.address?.description }
             figures.consentGrants = consent.grants
             figures.consentChecksRefused = checks.checksRefused + consent.answersRefused
             figures.note(control.reflexive)

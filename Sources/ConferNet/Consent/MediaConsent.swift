@@ -19,6 +19,13 @@ public import ConferMedia
 /// peer's, and at most one per ``minimumAnswerGap``, so its answers cannot be turned into a
 /// stream at someone else.
 ///
+/// A peer may announce more than one address for the same socket: behind a NAT, the NAT's
+/// mapping (seen by a STUN server) and the address it is bound to, which a device on the
+/// same LAN reaches when the NAT does not send datagrams for its own public address back in
+/// (hairpinning). Until one consents, each challenge goes to every ``candidates`` address; the
+/// first to answer becomes ``address``, as an ICE agent nominates the first pair that
+/// succeeds. Challenges from any of them are answered.
+///
 /// A value without a clock or randomness of its own: the caller says when, and draws.
 public struct MediaConsent: Sendable, Equatable {
     /// RFC 7675 §5.1: consent ends 30 s after the last packet that authenticated.
@@ -39,8 +46,12 @@ public struct MediaConsent: Sendable, Equatable {
     public let lifetime: TimeDelta
     /// The longest gap between two probes, reached by doubling from ``firstProbeInterval``.
     public let probeInterval: TimeDelta
-    /// The address media goes to, in the numeric form received datagrams report their source.
+    /// The address media goes to, in the numeric form received datagrams report their source:
+    /// the first of ``candidates`` until one answers a challenge, then the one that answered.
     public private(set) var address: UDPAddress?
+    /// Every address the peer announced (the first the one it prefers), or where it was
+    /// moved to; challenges go to each while there is no consent.
+    public private(set) var candidates: [UDPAddress] = []
     /// How many times consent was given: the first time, and again after each time it ran out.
     public private(set) var grants = 0
     /// Challenges taken to send.
@@ -62,23 +73,28 @@ public struct MediaConsent: Sendable, Equatable {
     public init(address: UDPAddress? = nil, lifetime: TimeDelta = Self.defaultLifetime,
                 probeInterval: TimeDelta = Self.defaultProbeInterval) {
         self.address = address
+        candidates = address.map { [$0] } ?? []
         self.lifetime = lifetime
         self.probeInterval = probeInterval
     }
 
-    /// The peer announced `address`. Another address than before starts without consent:
-    /// what came from the old one says nothing of the new.
-    public mutating func announce(_ address: UDPAddress) {
-        guard address != self.address else { return }
+    /// The peer announced `address`, and perhaps `alternates` for the same socket (duplicates
+    /// are dropped). Other addresses than before start without consent: what came from the
+    /// old ones says nothing of the new. The same addresses again change nothing.
+    public mutating func announce(_ address: UDPAddress, alternates: [UDPAddress] = []) {
+        var announced = [address]
+        for alternate in alternates where !announced.contains(alternate) { announced.append(alternate) }
+        guard announced != candidates else { return }
         self.address = address
+        candidates = announced
         lastAuthenticated = nil
         challenge = nil
         challengeAnswered = false
         nextProbe = nil
     }
 
-    /// The nonce to send in a challenge at `now`, or nil: there is no address without
-    /// consent, or the probe's time has not come. A nonce is drawn from `random` once per
+    /// The nonce to send in a challenge at `now`, to each of ``candidates``, or nil: there is
+    /// no address without consent, or the probe's time has not come. A nonce is drawn from `random` once per
     /// attempt and sent again until answered; consent that runs out starts the probes over
     /// from the first, with a new nonce. `random` must be unpredictable (the system's) for
     /// the check to mean anything: a nonce that can be guessed can be answered by anyone.
@@ -102,11 +118,12 @@ public struct MediaConsent: Sendable, Equatable {
     /// An answer that authenticated, repeating `nonce`, came from `source` at `now`. Returns
     /// true when this gives consent that was not in force (the first time, or after it ran
     /// out): the caller then sends what a new receiver needs, such as a keyframe, since what
-    /// it would have sent before went nowhere. An answer from another address than the
-    /// announced one, or with another nonce than the outstanding challenge's, gives nothing;
-    /// a repeated answer (to a challenge sent twice) only keeps consent in force.
+    /// it would have sent before went nowhere; `source` is then ``address``. An answer from
+    /// an address the peer did not announce, or with another nonce than the outstanding
+    /// challenge's, gives nothing; a repeated answer (to a challenge sent twice, or from a
+    /// second candidate) only keeps consent in force where it was given.
     public mutating func answered(_ nonce: UInt128, from source: UDPAddress, at now: Timestamp) -> Bool {
-        guard source == address, let challenge, nonce == challenge else {
+        guard candidates.contains(source), let challenge, nonce == challenge else {
             answersRefused += 1
             return false
         }
@@ -114,6 +131,7 @@ public struct MediaConsent: Sendable, Equatable {
             authenticated(from: source, at: now)
             return false
         }
+        address = source
         challengeAnswered = true
         lastAuthenticated = max(lastAuthenticated ?? now, now)
         grants += 1
@@ -164,11 +182,11 @@ public struct MediaConsent: Sendable, Equatable {
         moves += 1
     }
 
-    /// Whether to answer a challenge (one that authenticated) from `source` at `now`: it
-    /// comes from the peer's address, and the last answer was at least ``minimumAnswerGap``
-    /// ago. True counts the answer as sent.
+    /// Whether to answer a challenge (one that authenticated) from `source` at `now`, to
+    /// `source`: it comes from one of the peer's ``candidates``, and the last answer was at
+    /// least ``minimumAnswerGap`` ago. True counts the answer as sent.
     public mutating func answers(challengeFrom source: UDPAddress, at now: Timestamp) -> Bool {
-        guard source == address else { return false }
+        guard candidates.contains(source) else { return false }
         if let lastAnswer, now - lastAnswer < Self.minimumAnswerGap { return false }
         lastAnswer = now
         return true
