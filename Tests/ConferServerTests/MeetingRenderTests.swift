@@ -191,6 +191,38 @@ struct MeetingRenderTests {
         #expect(hostFigures.consentGrants == 1, "bob's grant, and none of mallory's")
     }
 
+    /// Alternates are addresses the host challenges and takes datagrams from, so a member
+    /// could name another member's address as one of hers to have that member's datagrams
+    /// counted as hers. The address stays with the member who holds it: Mallory names a
+    /// victim's address and bob's, bob is served throughout, and the victim gets only
+    /// challenges.
+    @Test func aMemberWhoNamesAnotherMembersAddressAsAnAlternateTakesNothingOfIts() async throws {
+        let victim = try CountingUDPSocket()
+        defer { victim.close() }
+        let server = try await TestServer()
+        let (host, approver, hostMedia) = try await Self.hostWithMedia(server)
+        let options = Self.small
+        let (bob, bobMedia) = try await Self.member("bob", of: server)
+        let bobsPort = try #require(await host.room.values.first { $0?.member("bob")?.media != nil }??.member("bob")?.media?.port)
+        try await Task.sleep(for: .seconds(1))
+        let mallory = try MeetingClient(configuration: MeetingClientConfiguration(server: server.url, token: try await server.token("mallory")))
+        try await mallory.join()
+        let framesBefore = await bobMedia.figures.framesReceived
+        await mallory.announceMedia(MediaDescription(host: "127.0.0.1", port: victim.port,
+                                                     alternates: [.init(host: "127.0.0.1", port: bobsPort)], codec: options.codec.rawValue,
+                                                     width: options.cameraWidth, height: options.cameraHeight, frameRate: options.frameRate))
+        #expect(await host.room.values.first { $0?.member("mallory")?.media?.alternates?.first?.port == bobsPort } != nil,
+                "the host knows both addresses")
+        try await Task.sleep(for: .seconds(3))
+        let framesAfter = await bobMedia.figures.framesReceived
+        let hostFigures = await hostMedia.figures
+        await Self.end(media: [bobMedia, hostMedia], members: [bob, mallory, host], approver: approver, server: server)
+        #expect(framesAfter - framesBefore >= 40, "bob is served as before: \(framesAfter - framesBefore) frames in 3 s")
+        #expect(hostFigures.consentGrants == 1, "bob's grant, and none of mallory's")
+        let sizes = victim.datagramSizes()
+        #expect((1 ... 14).contains(sizes.count) && sizes.allSatisfy { $0 <= 64 }, "only challenges at the victim: \(sizes)")
+    }
+
     /// A member whose datagrams come from another address than it announced (a NAT's
     /// mapping) is served there: the host moves it to that address once a datagram from it
     /// authenticates under the member's keys, and challenges it there. Here bob, receiving,
