@@ -9,7 +9,8 @@ import Testing
 /// answers a Binding request with the asker's address, tells members and devices where it is
 /// in their welcome, and runs none with `--no-stun`. Then the reason for it: two devices,
 /// each behind its own NAT (network namespaces, `Scripts/nat-lab`), whose call connects
-/// only because each announces the address the server saw.
+/// only because each announces the address the server saw; and two behind the same NAT,
+/// which connect because each announces its LAN address beside it.
 @Suite(.serialized, .timeLimit(.minutes(4)))
 struct STUNProcessTests {
     /// `confer serve --json` and what its first line says.
