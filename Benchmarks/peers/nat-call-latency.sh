@@ -4,8 +4,10 @@
 # Scripts/nat-lab's namespaces (needs root, iproute2, nftables): `confer serve` (release) in
 # the server's, then CALLS calls from alice to bob, each a `confer call` process on each side,
 # first with both inside the server's namespace (no NAT), then from behind natA and natB,
-# where each announces the address the server's STUN responder saw. Prints p50 and p95 of
-# each, in milliseconds, as JSON.
+# where each announces the address the server's STUN responder saw, then between alice and
+# carol, both behind natA (which does not hairpin): each announces its LAN address beside the
+# mapping, and media goes to whichever answers first; last the same pair with --no-stun, which
+# announces only the LAN addresses. Prints p50 and p95 of each, in milliseconds, as JSON.
 #
 #   Benchmarks/peers/nat-call-latency.sh            # 20 calls each way
 #   CALLS=50 Benchmarks/peers/nat-call-latency.sh
@@ -26,14 +28,16 @@ url=$(sed -n 's/.*"url": "\([^"]*\)".*/\1/p' "$work/serve")
 alice=$("$confer" token --secret "$secret" --calls --identity alice)
 bob=$("$confer" token --secret "$secret" --calls --identity bob)
 
-# run MODE CALLER_NS CALLEE_NS: CALLS calls; one "accepted→connected ms" per line in $work/MODE.
+# run MODE CALLER_NS CALLEE_NS [FLAG]: CALLS calls, FLAG on both sides; one "accepted→connected ms"
+# per line in $work/MODE.
 run() {
   : > "$work/$1"
+  local extra=(${4:-})
   for i in $(seq "$calls"); do
-    ip netns exec "$lab-$3" "$confer" call --server "$url" --token "$bob" --device phone --json > "$work/callee" 2>/dev/null &
+    ip netns exec "$lab-$3" "$confer" call --server "$url" --token "$bob" --device phone --json "${extra[@]}" > "$work/callee" 2>/dev/null &
     local callee=$!
     sleep 0.3
-    ip netns exec "$lab-$2" "$confer" call --server "$url" --token "$alice" --to bob --video --duration 0.5 --json > "$work/caller" 2>/dev/null || true
+    ip netns exec "$lab-$2" "$confer" call --server "$url" --token "$alice" --to bob --video --duration 0.5 --json "${extra[@]}" > "$work/caller" 2>/dev/null || true
     wait "$callee" || true
     python3 - "$work/caller" >> "$work/$1" <<'EOF'
 import json, sys
@@ -45,11 +49,13 @@ EOF
 }
 run direct server server
 run nat alice bob
+run sameNAT alice carol
+run sameNATWithoutSTUN alice carol --no-stun
 python3 - "$work" "$calls" <<'EOF'
 import json, sys
 def summary(path, calls):
     values = sorted(int(line) for line in open(path) if line.strip())
     pick = lambda p: values[min(len(values) - 1, int(len(values) * p))] if values else None
     return {"calls": calls, "connected": len(values), "p50": pick(0.5), "p95": pick(0.95)}
-print(json.dumps({"acceptedToConnectedMilliseconds": {m: summary(f"{sys.argv[1]}/{m}", int(sys.argv[2])) for m in ["direct", "nat"]}}))
+print(json.dumps({"acceptedToConnectedMilliseconds": {m: summary(f"{sys.argv[1]}/{m}", int(sys.argv[2])) for m in ["direct", "nat", "sameNAT", "sameNATWithoutSTUN"]}}))
 EOF
