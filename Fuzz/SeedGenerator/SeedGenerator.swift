@@ -303,6 +303,11 @@ func signalSeeds(_ seeds: inout SeedWriter, server: [ServerMessage], callServer:
     // A log page with every filter, the other user's (`peer`) among them.
     let log = CallClientMessage.log(ref: 3, CallLogQuery(role: .callee, results: [.completed], peer: "bob", limit: 10))
     files.append(("call-client-log", SignalCodec.encode(log)))
+    // Media descriptions as a device behind a NAT sends them: the mapping, and its LAN address beside it.
+    let media = MediaDescription(host: "198.51.100.1", port: 61_000, alternates: [.init(host: "10.1.0.3", port: 50_000)],
+                                 codec: "vp8", width: 640, height: 360, frameRate: 24)
+    files.append(("client-media", SignalCodec.encode(ClientMessage.announceMedia(media))))
+    files.append(("call-client-media", SignalCodec.encode(CallClientMessage.media(call: "c1", media))))
     seeds.write("FuzzSignalMessage", files)
 }
 
