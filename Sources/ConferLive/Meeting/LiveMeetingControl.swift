@@ -129,7 +129,7 @@ public final class LiveMeetingControl: Sendable {
         mutating func note(_ reflexive: STUNBindingTransaction.Outcome?) {
             switch reflexive {
             case .mapped(let address): reflexiveAddress = address.description
-            case .refused, .timedOut: stunUnanswered = true
+            case .refused, .timedOut, .unreachable: stunUnanswered = true
             case nil: break
             }
         }

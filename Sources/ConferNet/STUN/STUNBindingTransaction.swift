@@ -23,6 +23,9 @@ public struct STUNBindingTransaction: Sendable {
         case refused(code: Int)
         /// No response came in time.
         case timedOut
+        /// The network said the server cannot be reached (an ICMP error: nothing listens at
+        /// its port, or no route leads there): no answer will come, so none is waited for.
+        case unreachable
     }
 
     /// The server asked.
@@ -62,6 +65,14 @@ public struct STUNBindingTransaction: Sendable {
         // Sends missed while the caller was late are not made up: one now is enough.
         while sent < Self.sendOffsets.count, now >= start + Self.sendOffsets[sent] { sent += 1 }
         return true
+    }
+
+    /// The socket reported that the server cannot be reached (ICMP port or host
+    /// unreachable): the transaction ends as ``Outcome/unreachable`` rather than waiting out
+    /// its timeout. Nothing once it has ended.
+    public mutating func serverUnreachable() {
+        guard outcome == nil else { return }
+        outcome = .unreachable
     }
 
     /// Takes a datagram that arrived; true when it was this transaction's response (which

@@ -33,10 +33,17 @@ enum ReflexiveProbe {
     }
 
     /// Runs one Binding with `server` from `descriptor`, on NIO's blocking-I/O pool (the
-    /// name lookup blocks too): at most ``STUNBindingTransaction/timeout`` of `poll`.
+    /// name lookup blocks too): at most ``STUNBindingTransaction/timeout`` of `poll`, less
+    /// when an ICMP error says the server cannot be reached. An unconnected UDP socket hears
+    /// of those only with `IP_RECVERR` (`IPV6_RECVERR`), which is on while the Binding runs;
+    /// turning it off empties the error queue before NIO takes the socket. (Connecting the
+    /// socket to the server instead would also report them, but disconnecting a socket bound
+    /// to port 0 gives its port back, and the mapping the server saw with it.)
     static func ask(_ server: UDPAddress, from descriptor: CInt) async throws -> STUNBindingTransaction.Outcome {
         try await NIOThreadPool.singleton.runIfActive {
             let destination = try UDPSocket.resolve(server)
+            setReceiveErrors(descriptor, on: true)
+            defer { setReceiveErrors(descriptor, on: false) }
             let clock = ContinuousClock()
             let origin = clock.now
             func now() -> Timestamp { Timestamp(microseconds: (clock.now - origin).microsecondsClamped) }
@@ -55,24 +62,51 @@ enum ReflexiveProbe {
                 let wait = max(0, Int((deadline - now()).microseconds / 1000) + 1)
                 var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
                 guard poll(&poller, 1, CInt(wait)) > 0 else { continue }
-                while transaction.outcome == nil, let (count, source) = receive(from: descriptor, into: &buffer) {
-                    _ = transaction.take(Array(buffer[..<count]), from: source)
+                receiving: while transaction.outcome == nil {
+                    switch receive(from: descriptor, into: &buffer) {
+                    case .datagram(let count, let source): _ = transaction.take(Array(buffer[..<count]), from: source)
+                    case .unreachable: transaction.serverUnreachable()
+                    case .nothing: break receiving
+                    }
                 }
             }
             return transaction.outcome ?? .timedOut
         }
     }
 
-    /// One datagram waiting on `descriptor` and its sender; nil when none is.
-    private static func receive(from descriptor: CInt, into buffer: inout [UInt8]) -> (Int, UDPAddress)? {
+    /// Turns `IP_RECVERR` and `IPV6_RECVERR` on or off; the one of the other family fails, harmlessly.
+    private static func setReceiveErrors(_ descriptor: CInt, on: Bool) {
+        var value: CInt = on ? 1 : 0
+        let size = socklen_t(MemoryLayout<CInt>.size)
+        _ = setsockopt(descriptor, CInt(IPPROTO_IP), IP_RECVERR, &value, size)
+        _ = setsockopt(descriptor, CInt(IPPROTO_IPV6), IPV6_RECVERR, &value, size)
+    }
+
+    /// What reading `descriptor` once gave.
+    private enum Received {
+        /// A datagram of this many bytes from this sender.
+        case datagram(Int, UDPAddress)
+        /// An ICMP error: the server's port is closed, or its host or network unreachable.
+        case unreachable
+        /// Nothing waiting (or another error).
+        case nothing
+    }
+
+    /// One datagram waiting on `descriptor` and its sender, or the error waiting instead.
+    private static func receive(from descriptor: CInt, into buffer: inout [UInt8]) -> Received {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        var failure: CInt = 0
         let count = buffer.withUnsafeMutableBytes { bytes in
             withUnsafeMutablePointer(to: &storage) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(descriptor, bytes.baseAddress, bytes.count, 0, $0, &length) }
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    let count = recvfrom(descriptor, bytes.baseAddress, bytes.count, 0, $0, &length)
+                    if count < 0 { failure = errno }
+                    return count
+                }
             }
         }
-        guard count >= 0 else { return nil }
+        guard count >= 0 else { return [ECONNREFUSED, EHOSTUNREACH, ENETUNREACH].contains(failure) ? .unreachable : .nothing }
         let source: UDPAddress
         switch CInt(storage.ss_family) {
         case AF_INET:
@@ -86,7 +120,7 @@ enum ReflexiveProbe {
         default:
             source = UDPAddress(host: "?", port: 0)
         }
-        return (count, source)
+        return .datagram(count, source)
     }
 }
 

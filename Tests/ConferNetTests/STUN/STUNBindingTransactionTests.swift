@@ -30,6 +30,20 @@ import Testing
         #expect(transaction.nextDeadline == nil && !due)
     }
 
+    @Test func anUnreachableServerEndsItAtOnceAndOnlyWhileItRuns() {
+        var random = SeededRandom(seed: 6)
+        var transaction = STUNBindingTransaction(server: server, start: .zero, random: &random)
+        _ = transaction.sendDue(at: .zero)
+        transaction.serverUnreachable()
+        #expect(transaction.outcome == .unreachable && transaction.nextDeadline == nil)
+        let due = transaction.sendDue(at: .milliseconds(100))
+        #expect(!due, "no resends once ended")
+        var answered = STUNBindingTransaction(server: server, start: .zero, random: &random)
+        _ = answered.take(response(to: answered), from: server)
+        answered.serverUnreachable()
+        #expect(answered.outcome == .mapped(mapped), "an ICMP error after the answer changes nothing")
+    }
+
     @Test func aLateCallerSendsOnceForTheSendsItMissed() {
         var random = SeededRandom(seed: 4)
         var transaction = STUNBindingTransaction(server: server, start: .zero, random: &random)

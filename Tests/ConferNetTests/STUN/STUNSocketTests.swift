@@ -35,4 +35,21 @@ import Testing
             #expect(try await responder.value == 1)
         }
     }
+
+    /// Nothing listens at the responder's port: the ICMP port unreachable that loopback sends
+    /// back ends the Binding as unreachable (without it, the outcome would be a time-out, 1.5 s
+    /// later), and the error is gone when NIO takes the socket, which then works as usual.
+    @Test(.timeLimit(.minutes(1))) func aClosedResponderPortEndsTheBindingAsUnreachable() async throws {
+        let closed = try await UDPSocket.withSocket(bindingTo: UDPAddress(host: "127.0.0.1", port: 0)) { $0.localPort }
+        try await UDPSocket.withSocket(bindingTo: UDPAddress(host: "127.0.0.1", port: 0)) { peer in
+            let stun = UDPAddress(host: "127.0.0.1", port: closed)
+            let received = try await UDPSocket.withSocket(bindingTo: UDPAddress(host: "127.0.0.1", port: 0), reflexiveThrough: stun) { client in
+                #expect(client.reflexive == .unreachable)
+                try await peer.send([0x80, 9], to: UDPAddress(host: "127.0.0.1", port: client.localPort))
+                for try await datagram in client.datagrams { return datagram.bytes }
+                return []
+            }
+            #expect(received == [0x80, 9])
+        }
+    }
 }
