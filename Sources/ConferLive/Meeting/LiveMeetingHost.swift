@@ -304,13 +304,14 @@ public enum LiveMeetingHost {
         }
 
         /// Makes `candidates` (the first preferred) where `member` is reached and whose
-        /// datagrams are its. An alternate another member already holds stays that member's:
-        /// a member cannot take another's datagrams by naming its address beside its own.
+        /// datagrams are its. An address another member already holds stays that member's: a
+        /// member cannot take another's datagrams (which would fail its keys and be dropped,
+        /// cutting the other off) by naming the other's address as its own.
         private func setCandidates(_ candidates: [UDPDestination], of member: Member) {
             for old in member.candidates where byAddress[old.address] === member { byAddress.removeValue(forKey: old.address) }
             member.candidates = []
-            for (index, candidate) in candidates.enumerated() {
-                if index > 0, let holder = byAddress[candidate.address], holder !== member { continue }
+            for candidate in candidates {
+                if let holder = byAddress[candidate.address], holder !== member { continue }
                 byAddress[candidate.address] = member
                 member.candidates.append(candidate)
             }
