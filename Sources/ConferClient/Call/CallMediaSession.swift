@@ -32,8 +32,8 @@ public enum CallMediaSession {
                 return try await LiveMeetingParticipant.run(bindingTo: options.bindHost, reflexiveThrough: stun, control: control) { port in
                     let announced = AnnouncedMediaAddress.announcing(options.announcedAddress, bindHost: options.bindHost, boundPort: port,
                                                                      reflexive: control.reflexive)
-                    await call.describeMedia(MediaDescription(host: announced.host, port: announced.port, alternates: announced.alternates, codec: options.codec.rawValue,
-                                                              width: width, height: height, frameRate: frameRate))
+                    await call.describeMedia(MediaDescription(host: announced.host, port: announced.port, alternates: announced.alternates,
+                                                              codec: options.codec.rawValue, width: width, height: height, frameRate: frameRate))
                     var media: CallMedia?
                     for await info in call.state.values {
                         if info.phase == .ended { return nil }

@@ -217,8 +217,8 @@ public actor MeetingMedia {
                     try await LiveMeetingHost.run(configuration, control: control) { port in
                         let announced = AnnouncedMediaAddress.announcing(options.announcedAddress, bindHost: options.bindHost, boundPort: port,
                                                                          reflexive: control.reflexive)
-                        await client.announceMedia(MediaDescription(host: announced.host, port: announced.port, alternates: announced.alternates, codec: options.codec.rawValue,
-                                                                    width: options.canvasWidth, height: options.canvasHeight,
+                        await client.announceMedia(MediaDescription(host: announced.host, port: announced.port, alternates: announced.alternates,
+                                                                    codec: options.codec.rawValue, width: options.canvasWidth, height: options.canvasHeight,
                                                                     frameRate: options.frameRate))
                     }
                 }
@@ -243,7 +243,9 @@ public actor MeetingMedia {
             if have?.slot != want.slot || have?.sends != want.sends, let grant = room.media[identity] {
                 control.send(.add(identity: identity, slot: grant.slot, uplinkKey: grant.uplinkKey, downlinkKey: grant.downlinkKey, sends: want.sends))
                 sendRendering([identity])
-                if let media = want.media { control.send(.address(identity: identity, host: media.host, port: media.port, alternates: media.alternateUDPAddresses)) }
+                if let media = want.media {
+                    control.send(.address(identity: identity, host: media.host, port: media.port, alternates: media.alternateUDPAddresses))
+                }
             } else if have?.media != want.media, let media = want.media {
                 control.send(.address(identity: identity, host: media.host, port: media.port, alternates: media.alternateUDPAddresses))
             }
@@ -313,8 +315,8 @@ public actor MeetingMedia {
                 try await LiveMeetingParticipant.run(configuration, control: control) { port in
                     let announced = AnnouncedMediaAddress.announcing(announcedAddress, bindHost: bindHost, boundPort: port,
                                                                      reflexive: control.reflexive)
-                    await client.announceMedia(MediaDescription(host: announced.host, port: announced.port, alternates: announced.alternates, codec: codec.rawValue, width: width, height: height,
-                                                                frameRate: hostMedia.frameRate))
+                    await client.announceMedia(MediaDescription(host: announced.host, port: announced.port, alternates: announced.alternates,
+                                                                codec: codec.rawValue, width: width, height: height, frameRate: hostMedia.frameRate))
                 }
             }
         }

@@ -320,10 +320,11 @@ public enum LiveMeetingHost {
         }
 
         /// A consent check that authenticated under `member`'s key: a challenge is answered
-        /// (at the member's announced address only); an answer with the nonce sent there gives
-        /// consent. At the first, what was kept for the member goes at once, the keyframe its
-        /// join asked for with it; when nothing was kept (the hold ran out) or consent comes
-        /// again after running out, the host asks for a keyframe.
+        /// (from one of the member's announced addresses only, there); an answer with the
+        /// nonce sent there gives consent, and media goes where it came from. At the first,
+        /// what was kept for the member goes at once, the keyframe its join asked for with it;
+        /// when nothing was kept (the hold ran out) or consent comes again after running out,
+        /// the host asks for a keyframe.
         private func take(_ check: RTCPConsentCheck, from member: Member, source: UDPAddress, at now: Timestamp,
                           socket: UDPSocket) async {
             switch check.kind {

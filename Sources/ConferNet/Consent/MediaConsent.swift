@@ -94,9 +94,9 @@ public struct MediaConsent: Sendable, Equatable {
     }
 
     /// The nonce to send in a challenge at `now`, to each of ``candidates``, or nil: there is
-    /// no address without consent, or the probe's time has not come. A nonce is drawn from `random` once per
-    /// attempt and sent again until answered; consent that runs out starts the probes over
-    /// from the first, with a new nonce. `random` must be unpredictable (the system's) for
+    /// no address without consent, or the probe's time has not come. A nonce is drawn from
+    /// `random` once per attempt and sent again until answered; consent that runs out starts
+    /// the probes over from the first, with a new nonce. `random` must be unpredictable (the system's) for
     /// the check to mean anything: a nonce that can be guessed can be answered by anyone.
     public mutating func takeChallenge(at now: Timestamp, using random: inout some RandomNumberGenerator) -> UInt128? {
         guard address != nil, !permits(at: now) else {
