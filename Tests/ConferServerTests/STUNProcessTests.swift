@@ -13,6 +13,22 @@ import Testing
 /// which connect because each announces its LAN address beside it.
 @Suite(.serialized, .timeLimit(.minutes(4)))
 struct STUNProcessTests {
+    /// `confer token` under `secret`: a call token for `identity`.
+    func token(_ secret: String, calls identity: String) async throws -> String {
+        try await mint(["--secret", secret, "--calls", "--identity", identity])
+    }
+
+    /// `confer token` under `secret`: a token for `identity` in room `r` with `role`.
+    func token(_ secret: String, room identity: String, _ role: String) async throws -> String {
+        try await mint(["--secret", secret, "--room", "r", "--identity", identity, "--role", role])
+    }
+
+    private func mint(_ arguments: [String]) async throws -> String {
+        let minting = try ConferProcess(["token"] + arguments)
+        #expect(await minting.exitStatus() == 0, "token: \(minting.stderr)")
+        return minting.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// `confer serve --json` and what its first line says.
     func serve(_ arguments: [String], executable: [String] = []) async throws -> (ConferProcess, url: String, stun: Int?, secret: String) {
         let secret = (0 ..< 32).map { _ in String(UInt8.random(in: 0 ... 15), radix: 16) }.joined()
@@ -87,22 +103,16 @@ struct STUNProcessTests {
             let (server, url, stunPort, secret) = try await serve(["--listen", "198.51.100.10:0", "--connection-timeout", "5"],
                                                                  executable: lab.exec("server"))
             #expect(stunPort != nil)
-            func token(_ identity: String) async throws -> String {
-                let minting = try ConferProcess(["token", "--secret", secret, "--calls", "--identity", identity])
-                #expect(await minting.exitStatus() == 0)
-                return minting.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-            }
             let extra = noStun ? ["--no-stun"] : []
-            let bob = try lab.confer("bob", ["call", "--server", url, "--token", try await token("bob"), "--device", "phone", "--json", "--events"] + extra)
+            let bob = try lab.confer("bob", ["call", "--server", url, "--token", try await token(secret, calls: "bob"), "--device", "phone",
+                                             "--json", "--events"] + extra)
             #expect(await bob.wait(upTo: 20) { $0.eventNames.contains("signedIn") }, "bob: \(bob.stderr)")
-            let alice = try lab.confer("alice", ["call", "--server", url, "--token", try await token("alice"), "--to", "bob", "--video",
+            let alice = try lab.confer("alice", ["call", "--server", url, "--token", try await token(secret, calls: "alice"), "--to", "bob", "--video",
                                                  "--duration", "3", "--json"] + extra)
             _ = await alice.exitStatus(timeout: 40)
             _ = await bob.exitStatus(timeout: 15)
             for (name, process, nat) in [("alice", alice, "198.51.100.1"), ("bob", bob, "198.51.100.2")] {
-                let summary = try #require(process.stdout.split(separator: "\n").last.flatMap {
-                    try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-                }, "\(name): \(process.stdout) \(process.stderr)")
+                let summary = try #require(process.events.last, "\(name): \(process.stdout) \(process.stderr)")
                 let frames = summary["framesReceived"] as? Int ?? -1
                 if noStun {
                     #expect(summary["result"] as? String == "timedOut", "\(name): \(summary)")
@@ -128,21 +138,15 @@ struct STUNProcessTests {
         defer { lab.tearDown() }
         let (server, url, _, secret) = try await serve(["--listen", "198.51.100.10:0", "--connection-timeout", "5"],
                                                        executable: lab.exec("server"))
-        func token(_ identity: String) async throws -> String {
-            let minting = try ConferProcess(["token", "--secret", secret, "--calls", "--identity", identity])
-            #expect(await minting.exitStatus() == 0)
-            return minting.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-        let carol = try lab.confer("carol", ["call", "--server", url, "--token", try await token("carol"), "--device", "phone", "--json", "--events"])
+        let carol = try lab.confer("carol", ["call", "--server", url, "--token", try await token(secret, calls: "carol"), "--device", "phone",
+                                             "--json", "--events"])
         #expect(await carol.wait(upTo: 20) { $0.eventNames.contains("signedIn") }, "carol: \(carol.stderr)")
-        let alice = try lab.confer("alice", ["call", "--server", url, "--token", try await token("alice"), "--to", "carol",
+        let alice = try lab.confer("alice", ["call", "--server", url, "--token", try await token(secret, calls: "alice"), "--to", "carol",
                                              "--video", "--duration", "3", "--json"])
         _ = await alice.exitStatus(timeout: 40)
         _ = await carol.exitStatus(timeout: 15)
         for (name, process, other) in [("alice", alice, "10.1.0.3"), ("carol", carol, "10.1.0.2")] {
-            let summary = try #require(process.stdout.split(separator: "\n").last.flatMap {
-                try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-            }, "\(name): \(process.stdout) \(process.stderr)")
+            let summary = try #require(process.events.last, "\(name): \(process.stdout) \(process.stderr)")
             #expect(summary["result"] as? String == "completed", "\(name): \(summary) \(process.stderr)")
             let frames = summary["framesReceived"] as? Int ?? -1
             #expect(frames >= 30, "\(name) decoded \(frames) frames in 3 s")
@@ -162,16 +166,13 @@ struct STUNProcessTests {
         let lab = try await NATLab()
         defer { lab.tearDown() }
         let (server, url, _, secret) = try await serve(["--listen", "198.51.100.10:0"], executable: lab.exec("server"))
-        func token(_ identity: String, _ role: String) async throws -> String {
-            let minting = try ConferProcess(["token", "--secret", secret, "--room", "r", "--identity", identity, "--role", role])
-            #expect(await minting.exitStatus() == 0)
-            return minting.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-        let host = try lab.confer("alice", ["host", "--server", url, "--token", try await token("ann", "host"), "--approve", "all",
+        let host = try lab.confer("alice", ["host", "--server", url, "--token", try await token(secret, room: "ann", "host"), "--approve", "all",
                                             "--duration", "5", "--json"])
         try await Task.sleep(for: .seconds(1))
-        let bob = try lab.confer("bob", ["join", "--server", url, "--token", try await token("bob", "participant"), "--duration", "3", "--json"])
-        let carol = try lab.confer("carol", ["join", "--server", url, "--token", try await token("carol", "participant"), "--duration", "3", "--json"])
+        let bob = try lab.confer("bob", ["join", "--server", url, "--token", try await token(secret, room: "bob", "participant"),
+                                         "--duration", "3", "--json"])
+        let carol = try lab.confer("carol", ["join", "--server", url, "--token", try await token(secret, room: "carol", "participant"),
+                                             "--duration", "3", "--json"])
         #expect(await bob.exitStatus(timeout: 30) == 0, "bob: \(bob.stderr)")
         #expect(await carol.exitStatus(timeout: 30) == 0, "carol: \(carol.stderr)")
         #expect(await host.exitStatus(timeout: 30) == 0, "host: \(host.stderr)")
