@@ -76,7 +76,6 @@ public enum LiveMeetingHost {
         let outgoing = DatagramQueue()
         /// Where media goes: the candidate that consented, or the one the member prefers.
         var destination: UDPDestination?
-        var address: UDPAddress?
         /// Every address the member announced (or was moved to), resolved; each is challenged
         /// until one consents, and datagrams from each are the member's.
         var candidates: [UDPDestination] = []
@@ -316,7 +315,6 @@ public enum LiveMeetingHost {
                 member.candidates.append(candidate)
             }
             member.destination = member.candidates.first
-            member.address = member.destination?.address
         }
 
         /// A consent check that authenticated under `member`'s key: a challenge is answered
@@ -335,10 +333,7 @@ public enum LiveMeetingHost {
                 }
             case .answer:
                 guard member.consent.answered(check.nonce, from: source, at: now) else { return }
-                if let candidate = member.candidates.first(where: { $0.address == source }) {
-                    member.destination = candidate
-                    member.address = source
-                }
+                if let candidate = member.candidates.first(where: { $0.address == source }) { member.destination = candidate }
                 if member.hold.release(at: now), let held = member.held, let destination = member.destination {
                     try? await socket.send(held.count, to: destination) { held[$0] }
                     releasedDatagrams += held.count
@@ -375,10 +370,7 @@ public enum LiveMeetingHost {
                     member.consent.announce(first.address, alternates: member.candidates.dropFirst().map(\.address))
                 }
                 // The same addresses again keep consent where it was given.
-                if let chosen = member.candidates.first(where: { $0.address == member.consent.address }) {
-                    member.destination = chosen
-                    member.address = chosen.address
-                }
+                if let chosen = member.candidates.first(where: { $0.address == member.consent.address }) { member.destination = chosen }
                 // Into the pipeline only now, when the member's datagrams can be told apart.
                 if !member.added { try addToPipeline(member, at: now) }
             case .devices(let identity, let camera, let microphone):
