@@ -63,6 +63,20 @@ struct STUNProcessTests {
         #expect(await server.exitStatus(timeout: 10) == 0)
     }
 
+    /// Listening on IPv6 loopback (`--listen [::1]:0`, the form the URL is printed in), the
+    /// responder reads the asker's IPv6 address from the socket and hands it back.
+    @Test(.wallClockExclusive) func anIPv6AskerGetsItsIPv6Address() async throws {
+        let (server, url, port, _) = try await serve(["--listen", "[::1]:0"])
+        #expect(url.hasPrefix("http://[::1]:"), "\(url)")
+        let stun = UDPAddress(host: "::1", port: try #require(port, "no STUN port in the first line: \(server.stderr)"))
+        let mapped = try await UDPSocket.withSocket(bindingTo: UDPAddress(host: "::1", port: 0), reflexiveThrough: stun) { socket in
+            (socket.reflexive, socket.localPort)
+        }
+        #expect(mapped.0 == .mapped(UDPAddress(host: "::1", port: mapped.1)))
+        server.signal(SIGTERM)
+        #expect(await server.exitStatus(timeout: 10) == 0)
+    }
+
     /// Each welcome names the port, and a client puts it on the server's host; without a
     /// responder, no port and no `stun` in the first line.
     @Test(.wallClockExclusive) func welcomesNameTheResponderUnlessThereIsNone() async throws {

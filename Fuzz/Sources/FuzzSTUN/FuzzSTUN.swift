@@ -5,7 +5,8 @@ import FuzzSupport
 /// Feeds arbitrary bytes to the STUN reader, the server's responder and a device's Binding
 /// transaction: a message or a typed error, never a crash. What is read writes back and reads
 /// the same; an answer is itself STUN, never more than 64 bytes longer than what caused it,
-/// and only a request is answered.
+/// the same whether the source is given as text or as the socket's bytes, and only a request
+/// is answered.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -30,8 +31,14 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
     }
     var responder = STUNResponder()
-    for source in [UDPAddress(host: "198.51.100.7", port: 40_000), UDPAddress(host: "2001:db8::9", port: 1)] {
-        if let answer = responder.respond(to: bytes, from: source) {
+    var byBytes = STUNResponder()
+    let sources: [(UDPAddress, [UInt8])] = [(UDPAddress(host: "198.51.100.7", port: 40_000), [198, 51, 100, 7]),
+                                            (UDPAddress(host: "2001:db8::9", port: 1), [0x20, 0x01, 0x0D, 0xB8] + Array(repeating: 0, count: 11) + [9])]
+    for (source, raw) in sources {
+        let answer = responder.respond(to: bytes, from: source)
+        // The server's form (the source as the socket's bytes) answers the same.
+        precondition(byBytes.respond(to: bytes, fromAddressBytes: raw, port: source.port) == answer, "the two forms of the source answer differently")
+        if let answer {
             precondition(message?.messageClass == .request, "answered what is not a request")
             precondition(answer.count <= bytes.count + 64, "an answer of \(answer.count) bytes to \(bytes.count)")
             guard let read = try? STUNMessage(parsing: answer) else { preconditionFailure("the answer is not STUN") }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ConferNet
 import ConferServer
 import ConferSession
 import Foundation
@@ -74,10 +75,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard (0 ... 65_535).contains(stunPort) else { throw ValidationError("--stun-port must be within 0…65535") }
     }
 
+    /// HOST:PORT or [IPv6]:PORT.
     static func hostPort(_ text: String) -> (String, Int)? {
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0 ... 65_535).contains(port) else { return nil }
-        let host = String(text[..<colon])
-        return host.isEmpty ? nil : (host, port)
+        UDPAddress(parsing: text).map { ($0.host, $0.port) }
     }
 
     func run() async throws {

@@ -60,12 +60,27 @@ public struct STUNAttribute: Hashable, Sendable {
     /// is not a numeric IPv4 or IPv6 address. An IPv4-mapped IPv6 address (`::ffff:a.b.c.d`,
     /// as a dual-stack socket reports IPv4 peers) is written as the IPv4 address it is.
     public static func xorMapped(_ address: UDPAddress, transactionID: [UInt8]) -> STUNAttribute? {
-        guard let raw = addressBytes(address.host), (0 ... 65535).contains(address.port) else { return nil }
-        let mask = STUNMessage.bigEndian(STUNMessage.magicCookie) + transactionID
-        let port = UInt16(address.port) ^ UInt16(STUNMessage.magicCookie >> 16)
-        let family: UInt8 = raw.count == 4 ? 0x01 : 0x02
-        return STUNAttribute(type: xorMappedAddress,
-                             value: [0, family, UInt8(port >> 8), UInt8(port & 0xFF)] + zip(raw, mask).map { $0 ^ $1 })
+        guard let raw = addressBytes(address.host) else { return nil }
+        return xorMapped(addressBytes: raw, port: address.port, transactionID: transactionID)
+    }
+
+    /// XOR-MAPPED-ADDRESS for the 4 or 16 bytes of an address (network order) and `port`, as
+    /// a socket reports them: a server answers from those without writing the address as
+    /// text and reading it back. IPv4-mapped IPv6 bytes are written as the IPv4 address;
+    /// nil for another length or a port outside 0…65535.
+    public static func xorMapped(addressBytes raw: [UInt8], port: Int, transactionID: [UInt8]) -> STUNAttribute? {
+        let raw = unmapped(raw)
+        guard raw.count == 4 || raw.count == 16, (0 ... 65535).contains(port),
+              transactionID.count >= raw.count - 4 else { return nil }
+        let xorPort = UInt16(port) ^ UInt16(STUNMessage.magicCookie >> 16)
+        var value: [UInt8] = [0, raw.count == 4 ? 0x01 : 0x02, UInt8(xorPort >> 8), UInt8(xorPort & 0xFF)]
+        value.reserveCapacity(4 + raw.count)
+        // The mask is the magic cookie, then (for IPv6) the transaction id.
+        for (index, byte) in raw.enumerated() {
+            let mask = index < 4 ? UInt8(truncatingIfNeeded: STUNMessage.magicCookie >> (24 - 8 * index)) : transactionID[index - 4]
+            value.append(byte ^ mask)
+        }
+        return STUNAttribute(type: xorMappedAddress, value: value)
     }
 
     /// The address in a MAPPED-ADDRESS or XOR-MAPPED-ADDRESS value (XOR undone with
@@ -101,9 +116,13 @@ public struct STUNAttribute: Hashable, Sendable {
         }
         var v6 = in6_addr()
         guard inet_pton(AF_INET6, host, &v6) == 1 else { return nil }
-        let bytes = withUnsafeBytes(of: &v6) { Array($0) }
-        if bytes[..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF { return Array(bytes[12...]) }
-        return bytes
+        return unmapped(withUnsafeBytes(of: &v6) { Array($0) })
+    }
+
+    /// The IPv4 address inside IPv4-mapped IPv6 bytes (`::ffff:a.b.c.d`); other bytes as they are.
+    static func unmapped(_ raw: [UInt8]) -> [UInt8] {
+        guard raw.count == 16, raw[..<10].allSatisfy({ $0 == 0 }), raw[10] == 0xFF, raw[11] == 0xFF else { return raw }
+        return Array(raw[12...])
     }
 
     /// The numeric text of 4 or 16 address bytes.

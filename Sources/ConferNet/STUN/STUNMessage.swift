@@ -118,29 +118,31 @@ public struct STUNMessage: Hashable, Sendable {
 
     /// The message on the wire, padded with zeros, FINGERPRINT last when ``fingerprinted``.
     public func encoded() -> [UInt8] {
-        let body = attributes.filter { $0.type != STUNAttribute.fingerprint }
-        let withFingerprint = fingerprinted
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(Self.headerBytes + body.reduce(withFingerprint ? 8 : 0) { $0 + 4 + ($1.value.count + 3) & ~3 })
-        let m = method & 0x0FFF, c = UInt16(messageClass.rawValue)
-        let type = (m & 0x000F) | (m & 0x0070) << 1 | (m & 0x0F80) << 2 | (c & 1) << 4 | (c & 2) << 7
-        bytes.append(contentsOf: [UInt8(type >> 8), UInt8(type & 0xFF), 0, 0])
-        bytes.append(contentsOf: Self.bigEndian(Self.magicCookie))
-        bytes.append(contentsOf: transactionID)
-        for attribute in body {
-            bytes.append(contentsOf: [UInt8(attribute.type >> 8), UInt8(attribute.type & 0xFF),
-                                      UInt8(attribute.value.count >> 8 & 0xFF), UInt8(attribute.value.count & 0xFF)])
-            bytes.append(contentsOf: attribute.value)
-            bytes.append(contentsOf: repeatElement(0, count: (4 - attribute.value.count % 4) % 4))
+        // Byte by byte into one reserved array: a server writes one of these per request.
+        var size = Self.headerBytes + (fingerprinted ? 8 : 0)
+        for attribute in attributes where attribute.type != STUNAttribute.fingerprint {
+            size += 4 + (attribute.value.count + 3) & ~3
         }
-        if withFingerprint {
-            // The length covers FINGERPRINT itself before its CRC is taken (§14.7).
-            Self.setLength(bytes.count - Self.headerBytes + 8, in: &bytes)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(size)
+        let m = method & 0x0FFF, c = UInt16(messageClass.rawValue)
+        Self.append16((m & 0x000F) | (m & 0x0070) << 1 | (m & 0x0F80) << 2 | (c & 1) << 4 | (c & 2) << 7, to: &bytes)
+        Self.append16(UInt16(truncatingIfNeeded: size - Self.headerBytes), to: &bytes)
+        Self.append32(Self.magicCookie, to: &bytes)
+        bytes.append(contentsOf: transactionID)
+        for attribute in attributes where attribute.type != STUNAttribute.fingerprint {
+            Self.append16(attribute.type, to: &bytes)
+            Self.append16(UInt16(truncatingIfNeeded: attribute.value.count), to: &bytes)
+            bytes.append(contentsOf: attribute.value)
+            for _ in 0 ..< (4 - attribute.value.count % 4) % 4 { bytes.append(0) }
+        }
+        if fingerprinted {
+            // The length covers FINGERPRINT itself before its CRC is taken (§14.7); it was
+            // written so above.
             let crc = Self.fingerprint(of: bytes[...])
-            bytes.append(contentsOf: [UInt8(STUNAttribute.fingerprint >> 8), UInt8(STUNAttribute.fingerprint & 0xFF), 0, 4])
-            bytes.append(contentsOf: Self.bigEndian(crc))
-        } else {
-            Self.setLength(bytes.count - Self.headerBytes, in: &bytes)
+            Self.append16(STUNAttribute.fingerprint, to: &bytes)
+            Self.append16(4, to: &bytes)
+            Self.append32(crc, to: &bytes)
         }
         return bytes
     }
@@ -154,9 +156,14 @@ public struct STUNMessage: Hashable, Sendable {
         [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
     }
 
-    private static func setLength(_ length: Int, in bytes: inout [UInt8]) {
-        bytes[2] = UInt8(length >> 8 & 0xFF)
-        bytes[3] = UInt8(length & 0xFF)
+    private static func append16(_ value: UInt16, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(value >> 8))
+        bytes.append(UInt8(value & 0xFF))
+    }
+
+    private static func append32(_ value: UInt32, to bytes: inout [UInt8]) {
+        append16(UInt16(value >> 16), to: &bytes)
+        append16(UInt16(value & 0xFFFF), to: &bytes)
     }
 
     /// CRC-32 (zlib's) of everything before FINGERPRINT, XORed with ``fingerprintXOR``.

@@ -26,20 +26,30 @@ public struct STUNResponder: Sendable {
     /// SOFTWARE in each response.
     public static let software = "Confer"
 
+    private static let softwareAttribute = STUNAttribute(type: STUNAttribute.software, value: Array(software.utf8))
+
     /// What was done so far.
     public private(set) var counts = Counts()
 
     /// A responder with nothing counted.
     public init() {}
 
-    /// The response to send back to `source` for `datagram`, or nil when nothing is sent.
+    /// The response to send back to `source` for `datagram`, or nil when nothing is sent
+    /// (nil too when the source's host is not a numeric address).
     public mutating func respond(to datagram: [UInt8], from source: UDPAddress) -> [UInt8]? {
+        respond(to: datagram, fromAddressBytes: STUNAttribute.addressBytes(source.host) ?? [], port: source.port)
+    }
+
+    /// The response to send back for `datagram` to the source whose address is the 4 or 16
+    /// bytes `raw` (network order, as a socket reports it) and `port`, or nil when nothing is
+    /// sent. A server reads the source this way: it costs no conversion to text and back.
+    public mutating func respond(to datagram: [UInt8], fromAddressBytes raw: [UInt8], port: Int) -> [UInt8]? {
         guard let request = try? STUNMessage(parsing: datagram), request.messageClass == .request,
-              let mapped = STUNAttribute.xorMapped(source, transactionID: request.transactionID) else {
+              let mapped = STUNAttribute.xorMapped(addressBytes: raw, port: port, transactionID: request.transactionID) else {
             counts.dropped += 1
             return nil
         }
-        let software = STUNAttribute(type: STUNAttribute.software, value: Array(Self.software.utf8))
+        let software = Self.softwareAttribute
         guard request.method == STUNMessage.bindingMethod else {
             counts.refused += 1
             return Self.error(400, "Bad Request: only Binding", to: request, extra: [software])

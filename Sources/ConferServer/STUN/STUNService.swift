@@ -24,6 +24,10 @@ struct STUNService: Service {
         do {
             let channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .channelOption(.datagramVectorReadMessageCount, value: 32)
+                // One `recvmmsg` per wake-up, not NIO's four: with one request in flight the
+                // second read only meets EAGAIN, and it comes before the answer's flush. Epoll
+                // is level-triggered, so what a read leaves behind wakes the loop again.
+                .channelOption(.maxMessagesPerRead, value: 1)
                 .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 32 * 2048))
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(STUNHandler(metrics: metrics)) }
@@ -69,9 +73,9 @@ private final class STUNHandler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let envelope = unwrapInboundIn(data)
-        let source = UDPAddress(host: envelope.remoteAddress.ipAddress ?? "?", port: envelope.remoteAddress.port ?? 0)
         let before = responder.counts
-        if let answer = responder.respond(to: Array(envelope.data.readableBytesView), from: source) {
+        if let answer = responder.respond(to: Array(envelope.data.readableBytesView), fromAddressBytes: Self.addressBytes(envelope.remoteAddress),
+                                          port: envelope.remoteAddress.port ?? -1) {
             var buffer = context.channel.allocator.buffer(capacity: answer.count)
             buffer.writeBytes(answer)
             // A write that fails (the asker's port is gone) loses one answer; the asker resends.
@@ -79,6 +83,15 @@ private final class STUNHandler: ChannelInboundHandler {
             pending = true
         }
         metrics.stun(responder.counts.answered > before.answered ? "answered" : responder.counts.refused > before.refused ? "refused" : "dropped")
+    }
+
+    /// The 4 or 16 bytes of an IP socket address, as the kernel gave them; none for another kind.
+    private static func addressBytes(_ address: SocketAddress) -> [UInt8] {
+        switch address {
+        case .v4(let v4): withUnsafeBytes(of: v4.address.sin_addr) { Array($0) }
+        case .v6(let v6): withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
+        case .unixDomainSocket: []
+        }
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {

@@ -66,6 +66,19 @@ import Testing
         // A dual-stack socket's view of an IPv4 peer is written as the IPv4 address it is.
         #expect(STUNAttribute.xorMapped(UDPAddress(host: "::ffff:192.0.2.1", port: 32853), transactionID: Self.transactionID) == mapped4)
         #expect(STUNAttribute.xorMapped(UDPAddress(host: "example.com", port: 1), transactionID: Self.transactionID) == nil)
+
+        // From the bytes a socket reports, the same attributes, without the text between.
+        let v6Bytes: [UInt8] = [0x20, 0x01, 0x0D, 0xB8, 0x12, 0x34, 0x56, 0x78, 0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77]
+        #expect(STUNAttribute.xorMapped(addressBytes: [192, 0, 2, 1], port: 32853, transactionID: Self.transactionID) == mapped4)
+        #expect(STUNAttribute.xorMapped(addressBytes: v6Bytes, port: 32853, transactionID: Self.transactionID) == mapped6)
+        let dualStack = [UInt8](repeating: 0, count: 10) + [0xFF, 0xFF, 192, 0, 2, 1]
+        #expect(STUNAttribute.xorMapped(addressBytes: dualStack, port: 32853, transactionID: Self.transactionID) == mapped4)
+        for (raw, port) in [([UInt8](), 1), ([1, 2, 3], 1), ([192, 0, 2, 1], 65_536), ([192, 0, 2, 1], -1)] {
+            #expect(STUNAttribute.xorMapped(addressBytes: raw, port: port, transactionID: Self.transactionID) == nil, "\(raw) \(port)")
+        }
+        // An IPv6 address needs the whole transaction id for its mask; an IPv4 one none of it.
+        #expect(STUNAttribute.xorMapped(addressBytes: v6Bytes, port: 1, transactionID: Array(Self.transactionID.prefix(11))) == nil)
+        #expect(STUNAttribute.xorMapped(addressBytes: [192, 0, 2, 1], port: 32853, transactionID: []) == mapped4)
     }
 
     /// What Confer writes reads back the same, with a FINGERPRINT that checks, and the

@@ -26,6 +26,26 @@ import Testing
         #expect(responder.counts.answered == 2 && responder.counts.refused == 0 && responder.counts.dropped == 0)
     }
 
+    /// A server hands over the source as the socket gave it: 4 or 16 bytes and a port. The
+    /// answer is the one the text form gets, and a source of another length is dropped.
+    @Test func theSourceAsBytesGetsTheSameAnswer() throws {
+        var responder = STUNResponder()
+        var random = SeededRandom(seed: 2)
+        let request = STUNBindingTransaction(server: UDPAddress(host: "198.51.100.10", port: 3478), start: .zero, random: &random).request
+        let fromText = responder.respond(to: request, from: asker)
+        let fromBytes = responder.respond(to: request, fromAddressBytes: [203, 0, 113, 9], port: 50_123)
+        #expect(fromBytes != nil && fromBytes == fromText)
+        let v6 = [0x20, 0x01, 0x0D, 0xB8] + [UInt8](repeating: 0, count: 11) + [7]
+        let bytes6 = responder.respond(to: request, fromAddressBytes: v6, port: 9)
+        let answer6 = try STUNMessage(parsing: try #require(bytes6))
+        #expect(try answer6.attribute(STUNAttribute.xorMappedAddress)?.address(transactionID: answer6.transactionID)
+            == UDPAddress(host: "2001:db8::7", port: 9))
+        let fromNothing = responder.respond(to: request, fromAddressBytes: [], port: 9)
+        let fromAName = responder.respond(to: request, from: UDPAddress(host: "example.com", port: 9))
+        #expect(fromNothing == nil && fromAName == nil)
+        #expect(responder.counts.answered == 3 && responder.counts.dropped == 2)
+    }
+
     @Test func whatIsNotARequestIsDroppedAndCounted() {
         var responder = STUNResponder()
         var damaged = STUNMessageTests.sampleRequest
