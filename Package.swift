@@ -122,7 +122,6 @@ let package = Package(
                            .product(name: "Prometheus", package: "swift-prometheus"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "NIOCore", package: "swift-nio"),
-                           .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "NIOSSL", package: "swift-nio-ssl"),
                            .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict

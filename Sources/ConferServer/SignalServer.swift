@@ -181,7 +181,7 @@ public struct SignalServer: Sendable {
         do {
             try await run(application, with: [stun])
         } catch {
-            stun.channel.close(promise: nil)
+            stun.socket.stop()
             throw error
         }
     }
