@@ -14,7 +14,10 @@ import ToolSupport
 struct STUNLoad {
     static func main() throws {
         let arguments = ToolArguments(usage: "STUNLoad --server HOST:PORT [--window N] [--seconds S]")
-        guard let server = UDPAddress(parsing: arguments.required("--server")) else { fatalError("--server must be HOST:PORT") }
+        let named = arguments.required("--server")
+        guard let server = UDPAddress(parsing: named), inet_addr(server.host) != INADDR_NONE else {
+            arguments.fail("--server must be an IPv4 HOST:PORT, such as 127.0.0.1:3478; it was \(named)")
+        }
         let window = arguments.int("--window", default: 16)
         let seconds = arguments.double("--seconds", default: 5)
 

@@ -27,6 +27,12 @@ public struct ToolArguments: Sendable {
         return value
     }
 
+    /// `problem` and the usage on stderr, then exit status 2: for a value given but unusable.
+    public func fail(_ problem: String) -> Never {
+        FileHandle.standardError.write(Data("\(problem)\nusage: \(usage)\n".utf8))
+        exit(2)
+    }
+
     /// `name` as a whole number, or `value` when it is not given (or is not one).
     public func int(_ name: String, default value: Int) -> Int { values[name].flatMap { Int($0) } ?? value }
 

@@ -96,9 +96,12 @@ final class STUNSocketThread: Sendable {
             let before = responder.counts
             if let answer = responder.respond(to: Array(datagram[..<count]), fromAddressBytes: address, port: port) {
                 // A send that fails (the asker's port is gone) loses one answer; the asker resends.
+                // MSG_NOSIGNAL: one racing stop()'s shutdown must not raise SIGPIPE.
                 _ = answer.withUnsafeBytes { bytes in
                     withUnsafePointer(to: &source) {
-                        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(descriptor, bytes.baseAddress, bytes.count, 0, $0, length) }
+                        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                            sendto(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL), $0, length)
+                        }
                     }
                 }
             }
