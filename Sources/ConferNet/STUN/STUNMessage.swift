@@ -119,7 +119,9 @@ public struct STUNMessage: Hashable, Sendable {
     /// The message on the wire, padded with zeros, FINGERPRINT last when ``fingerprinted``.
     public func encoded() -> [UInt8] {
         // Byte by byte into one reserved array: a server writes one of these per request.
-        var size = Self.headerBytes + (fingerprinted ? 8 : 0)
+        // The header is 8 bytes and the transaction id (12, unless it was set otherwise).
+        let header = 8 + transactionID.count
+        var size = header + (fingerprinted ? 8 : 0)
         for attribute in attributes where attribute.type != STUNAttribute.fingerprint {
             size += 4 + (attribute.value.count + 3) & ~3
         }
@@ -127,7 +129,7 @@ public struct STUNMessage: Hashable, Sendable {
         bytes.reserveCapacity(size)
         let m = method & 0x0FFF, c = UInt16(messageClass.rawValue)
         Self.append16((m & 0x000F) | (m & 0x0070) << 1 | (m & 0x0F80) << 2 | (c & 1) << 4 | (c & 2) << 7, to: &bytes)
-        Self.append16(UInt16(truncatingIfNeeded: size - Self.headerBytes), to: &bytes)
+        Self.append16(UInt16(truncatingIfNeeded: size - header), to: &bytes)
         Self.append32(Self.magicCookie, to: &bytes)
         bytes.append(contentsOf: transactionID)
         for attribute in attributes where attribute.type != STUNAttribute.fingerprint {

@@ -57,8 +57,12 @@ final class STUNSocketThread: Sendable {
     func stop() {
         guard !stopping.exchange(true, ordering: .sequentiallyConsistent) else { return }
         // Shutting a UDP socket down says ENOTCONN but wakes a blocked reader, which then
-        // reads nothing and sees `stopping`.
-        _ = shutdown(descriptor, Int32(SHUT_RDWR))
+        // reads nothing and sees `stopping`. Under the lock the thread closes the socket
+        // under, and only if it has not: the thread may have seen `stopping` and ended
+        // already, and a closed descriptor's number may belong to another socket by now.
+        exit.withLock { state in
+            if !state.ended { _ = shutdown(descriptor, Int32(SHUT_RDWR)) }
+        }
     }
 
     /// Whether the thread has ended (and closed the socket).
@@ -107,8 +111,8 @@ final class STUNSocketThread: Sendable {
             }
             metrics.stun(responder.counts.answered > before.answered ? "answered" : responder.counts.refused > before.refused ? "refused" : "dropped")
         }
-        close(descriptor)
         let waiters = exit.withLock { state in
+            close(descriptor)
             state.ended = true
             defer { state.waiters = [] }
             return state.waiters

@@ -89,6 +89,12 @@ import Testing
         #expect(Array(written.prefix(4)) == [0x01, 0x01, 0x00, 0x3C], "the same type and length")
         #expect(try STUNMessage(parsing: written) == v4)
         #expect(Array(written.suffix(8).prefix(4)) == [0x80, 0x28, 0x00, 0x04], "FINGERPRINT stays last")
+        // A transaction id set to another length afterwards: the length field still counts
+        // what follows the header and the id as written.
+        var odd = v4
+        odd.transactionID = [1, 2, 3]
+        let oddBytes = odd.encoded()
+        #expect(Int(oddBytes[2]) << 8 | Int(oddBytes[3]) == oddBytes.count - 8 - 3)
 
         let request = STUNMessage(class: .request, transactionID: Self.transactionID).encoded()
         #expect(Array(request.prefix(4)) == [0x00, 0x01, 0x00, 0x08])
