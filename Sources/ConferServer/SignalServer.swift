@@ -167,7 +167,7 @@ public struct SignalServer: Sendable {
         }
         let stun: STUNService
         do {
-            stun = try await STUNService.bind(host: configuration.host, port: stunPort, metrics: metrics, logger: logger)
+            stun = try STUNService.bind(host: configuration.host, port: stunPort, metrics: metrics)
         } catch {
             // An address not on this machine fails the STUN bind first: say it as for HTTP.
             if error.kind == .unresolvable || error.kind == .notLocal {

@@ -4,29 +4,8 @@ import NIOPosix
 import Glibc
 
 /// The socket work of ``UDPSocket/withSocket(bindingTo:receiveBufferBytes:reflexiveThrough:_:)``
-/// before NIO takes the socket over: bind a descriptor, and run one STUN Binding on it.
+/// before NIO takes the socket over: run one STUN Binding on a bound descriptor.
 enum ReflexiveProbe {
-    /// A non-blocking UDP descriptor bound to `address`.
-    static func bind(_ address: UDPAddress) throws(UDPError) -> CInt {
-        let resolved: SocketAddress
-        do { resolved = try SocketAddress.makeAddressResolvingHost(address.host, port: address.port) } catch {
-            throw UDPError(.unresolvable, operation: "resolve \(address)", detail: "\(error)")
-        }
-        let type = CInt(SOCK_DGRAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue) | CInt(SOCK_NONBLOCK.rawValue)
-        let descriptor = socket(resolved.protocol.rawValue, type, 0)
-        guard descriptor >= 0 else {
-            throw UDPError(.bindFailed, operation: "bind \(address)", detail: String(cString: strerror(errno)))
-        }
-        let result = resolved.withSockAddr { pointer, length in Glibc.bind(descriptor, pointer, socklen_t(length)) }
-        guard result == 0 else {
-            let code = errno
-            close(descriptor)
-            throw UDPError(code == EADDRINUSE ? .addressInUse : code == EADDRNOTAVAIL ? .notLocal : .bindFailed, operation: "bind \(address)",
-                           detail: String(cString: strerror(code)))
-        }
-        return descriptor
-    }
-
     /// Closes a descriptor NIO never took.
     static func close(_ descriptor: CInt) {
         _ = Glibc.close(descriptor)
@@ -94,33 +73,10 @@ enum ReflexiveProbe {
 
     /// One datagram waiting on `descriptor` and its sender, or the error waiting instead.
     private static func receive(from descriptor: CInt, into buffer: inout [UInt8]) -> Received {
-        var storage = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        var failure: CInt = 0
-        let count = buffer.withUnsafeMutableBytes { bytes in
-            withUnsafeMutablePointer(to: &storage) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    let count = recvfrom(descriptor, bytes.baseAddress, bytes.count, 0, $0, &length)
-                    if count < 0 { failure = errno }
-                    return count
-                }
-            }
+        switch DatagramDescriptor.receive(from: descriptor, into: &buffer) {
+        case .datagram(let count, let sender): .datagram(count, sender.address)
+        case .failed(let failure): [ECONNREFUSED, EHOSTUNREACH, ENETUNREACH].contains(failure) ? .unreachable : .nothing
         }
-        guard count >= 0 else { return [ECONNREFUSED, EHOSTUNREACH, ENETUNREACH].contains(failure) ? .unreachable : .nothing }
-        let source: UDPAddress
-        switch CInt(storage.ss_family) {
-        case AF_INET:
-            let v4 = withUnsafeBytes(of: &storage) { $0.load(as: sockaddr_in.self) }
-            source = UDPAddress(host: STUNAttribute.text(of: withUnsafeBytes(of: v4.sin_addr) { Array($0) }),
-                                port: Int(UInt16(bigEndian: v4.sin_port)))
-        case AF_INET6:
-            let v6 = withUnsafeBytes(of: &storage) { $0.load(as: sockaddr_in6.self) }
-            source = UDPAddress(host: STUNAttribute.text(of: withUnsafeBytes(of: v6.sin6_addr) { Array($0) }),
-                                port: Int(UInt16(bigEndian: v6.sin6_port)))
-        default:
-            source = UDPAddress(host: "?", port: 0)
-        }
-        return .datagram(count, source)
     }
 }
 

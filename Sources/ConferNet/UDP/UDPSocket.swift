@@ -136,7 +136,7 @@ public struct UDPSocket: Sendable {
             if let stunServer {
                 // The Binding goes out on the very socket media will use (its mapping is the one
                 // to announce), before NIO owns it: NIO's inbound stream has one reader.
-                let descriptor = try ReflexiveProbe.bind(address)
+                let descriptor = try DatagramDescriptor.bind(address)
                 do {
                     reflexive = try await ReflexiveProbe.ask(stunServer, from: descriptor)
                 } catch {

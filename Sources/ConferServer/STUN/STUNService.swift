@@ -1,13 +1,9 @@
 import ConferNet
-import Foundation
-import Glibc
-import Logging
 import ServiceLifecycle
-import Synchronization
 
 /// The server's STUN responder (``STUNResponder``) on a UDP port of its own: each Binding
 /// request gets the address it came from, so a device learns the address a NAT maps its
-/// media socket to before announcing it. Bound by ``bind(host:port:metrics:logger:)`` (so
+/// media socket to before announcing it. Bound by ``bind(host:port:metrics:)`` (so
 /// the port is known before the HTTP server starts), it answers until the server shuts down.
 ///
 /// One thread of its own blocks in `recvfrom` and answers with `sendto`, rather than a NIO
@@ -23,7 +19,7 @@ struct STUNService: Service {
     var port: Int { socket.port }
 
     /// Binds `host`:`port` (0: a free port) and starts answering.
-    static func bind(host: String, port: Int, metrics: ServerMetrics, logger: Logger) async throws(UDPError) -> STUNService {
+    static func bind(host: String, port: Int, metrics: ServerMetrics) throws(UDPError) -> STUNService {
         STUNService(socket: try STUNSocketThread(host: host, port: port, metrics: metrics))
     }
 

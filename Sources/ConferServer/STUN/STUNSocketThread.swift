@@ -25,29 +25,8 @@ final class STUNSocketThread: Sendable {
 
     /// Binds `host`:`port` (a name is resolved; port 0 picks a free one) and starts the thread.
     init(host: String, port: Int, metrics: ServerMetrics) throws(UDPError) {
-        let operation = "bind \(host):\(port)"
-        var hints = addrinfo()
-        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
-        hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
-        var found: UnsafeMutablePointer<addrinfo>?
-        let resolved = getaddrinfo(host, String(port), &hints, &found)
-        guard resolved == 0, let first = found else {
-            throw UDPError(.unresolvable, operation: operation, detail: String(cString: gai_strerror(resolved)))
-        }
-        defer { freeaddrinfo(found) }
-        let descriptor = socket(first.pointee.ai_family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { throw UDPError(.bindFailed, operation: operation, detail: String(cString: strerror(errno))) }
-        guard Glibc.bind(descriptor, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
-            let code = errno
-            close(descriptor)
-            throw UDPError(code == EADDRINUSE ? .addressInUse : code == EADDRNOTAVAIL ? .notLocal : .bindFailed,
-                           operation: operation, detail: String(cString: strerror(code)))
-        }
-        var bound = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        _ = withUnsafeMutablePointer(to: &bound) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) } }
-        self.port = Self.endpoint(of: bound).port
-        self.descriptor = descriptor
+        descriptor = try DatagramDescriptor.bind(UDPAddress(host: host, port: port), blocking: true)
+        self.port = DatagramDescriptor.localPort(descriptor)
         let thread = Thread { [self] in answer(metrics: metrics) }
         thread.name = "confer-stun"
         thread.start()
@@ -82,32 +61,19 @@ final class STUNSocketThread: Sendable {
     private func answer(metrics: ServerMetrics) {
         var responder = STUNResponder()
         var datagram = [UInt8](repeating: 0, count: Self.largestDatagram)
-        var source = sockaddr_storage()
         while !stopping.load(ordering: .relaxed) {
-            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            let count = datagram.withUnsafeMutableBytes { bytes in
-                withUnsafeMutablePointer(to: &source) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(descriptor, bytes.baseAddress, bytes.count, 0, $0, &length) }
-                }
-            }
-            // EINTR, or an ICMP error for an earlier answer: neither ends the responder.
-            guard count >= 0 else {
-                if errno == EBADF || errno == ENOTSOCK { break }
+            let received = DatagramDescriptor.receive(from: descriptor, into: &datagram)
+            guard case .datagram(let count, let sender) = received else {
+                // EINTR, or an ICMP error for an earlier answer: neither ends the responder.
+                if case .failed(EBADF) = received { break }
                 continue
             }
             if count == 0, stopping.load(ordering: .relaxed) { break }
-            let (address, port) = Self.endpoint(of: source)
             let before = responder.counts
-            if let answer = responder.respond(to: Array(datagram[..<count]), fromAddressBytes: address, port: port) {
-                // A send that fails (the asker's port is gone) loses one answer; the asker resends.
-                // MSG_NOSIGNAL: one racing stop()'s shutdown must not raise SIGPIPE.
-                _ = answer.withUnsafeBytes { bytes in
-                    withUnsafePointer(to: &source) {
-                        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                            sendto(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL), $0, length)
-                        }
-                    }
-                }
+            if let answer = responder.respond(to: Array(datagram[..<count]), fromAddressBytes: sender.addressBytes, port: sender.port) {
+                // A send that fails (the asker's port is gone) loses one answer; the asker
+                // resends. No SIGPIPE either when it races stop()'s shutdown.
+                DatagramDescriptor.send(answer, on: descriptor, to: sender)
             }
             metrics.stun(responder.counts.answered > before.answered ? "answered" : responder.counts.refused > before.refused ? "refused" : "dropped")
         }
@@ -118,23 +84,5 @@ final class STUNSocketThread: Sendable {
             return state.waiters
         }
         for waiter in waiters { waiter.resume() }
-    }
-
-    /// The 4 or 16 address bytes (network order) and the port of an IPv4 or IPv6 socket
-    /// address; no bytes for another family.
-    private static func endpoint(of storage: sockaddr_storage) -> (address: [UInt8], port: Int) {
-        let family = Int32(storage.ss_family)
-        return withUnsafeBytes(of: storage) { raw in
-            switch family {
-            case AF_INET:
-                let v4 = raw.load(as: sockaddr_in.self)
-                return (withUnsafeBytes(of: v4.sin_addr) { Array($0) }, Int(UInt16(bigEndian: v4.sin_port)))
-            case AF_INET6:
-                let v6 = raw.load(as: sockaddr_in6.self)
-                return (withUnsafeBytes(of: v6.sin6_addr) { Array($0) }, Int(UInt16(bigEndian: v6.sin6_port)))
-            default:
-                return ([], 0)
-            }
-        }
     }
 }
