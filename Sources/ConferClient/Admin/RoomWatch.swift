@@ -29,7 +29,7 @@ public struct RoomWatch: Sendable {
         guard !room.isEmpty, room.utf8.count <= 256 else { throw .invalidConfiguration("a room is 1 to 256 bytes") }
         var configuration = MeetingClientConfiguration(server: server, token: "")
         configuration.trustedCertificates = trustedCertificates
-        do throws(MeetingClientError) { endpoint = try configuration.endpoint(path: "v1/rooms/\(Self.pathSegment(room))/watch") } catch {
+        do throws(MeetingClientError) { endpoint = try configuration.webSocketEndpoint(path: "v1/rooms/\(Self.pathSegment(room))/watch") } catch {
             throw .invalidConfiguration(error.description)
         }
         self.room = room

@@ -63,7 +63,7 @@ public actor CallClient {
             throw .invalidConfiguration("the token admits to room \(claims.room), not to calls: mint one for calls (`confer token --calls`)")
         }
         identity = claims.identity
-        endpoint = try server.endpoint(path: "v1/calls")
+        endpoint = try server.webSocketEndpoint(path: "v1/calls")
         guard !configuration.device.isEmpty, configuration.device.utf8.count <= 64 else {
             throw .invalidConfiguration("the device name must have 1 to 64 bytes")
         }

@@ -49,7 +49,7 @@ public actor MeetingClient {
         guard claims.room != TokenClaims.callScope else {
             throw .invalidConfiguration("the token is for calls, not for a room: mint one for the room (`confer token --room`)")
         }
-        let endpoint = try configuration.endpoint(path: "v1/signal")
+        let endpoint = try configuration.webSocketEndpoint(path: "v1/signal")
         url = endpoint.url
         tls = endpoint.tls
         sniHostname = endpoint.sniHostname

@@ -16,6 +16,8 @@ struct SignalEndpoint {
 /// Where and as whom a ``MeetingClient`` joins.
 public struct MeetingClientConfiguration: Sendable {
     /// The server's base URL (`http://`, `https://`, `ws://` or `wss://`, host and port).
+    /// Name the host by a name or an IPv4 address: the WebSocket client cannot reach a
+    /// host written as an IPv6 address (`[::1]`), and the client refuses one when it is made.
     public var server: String
     /// The token `confer token` (or the app's backend) minted.
     public var token: String
@@ -69,6 +71,25 @@ public struct MeetingClientConfiguration: Sendable {
             sni = "confer-server"
         }
         return SignalEndpoint(url: url, tls: tls, sniHostname: sni)
+    }
+
+    /// The endpoint of the WebSocket at `path`, as ``endpoint(path:)``; refuses a server
+    /// named by an IPv6 address, which the WebSocket client cannot reach: swift-websocket
+    /// (1.6.2) reads a URL's host up to its first colon, so `[::1]` would be looked up as `[`.
+    func webSocketEndpoint(path: String) throws(MeetingClientError) -> SignalEndpoint {
+        if let address = ipv6Host {
+            throw .invalidConfiguration("the WebSocket client cannot connect to a server named by an IPv6 address ([\(address)]): "
+                                        + "name it by a host name that resolves to that address, or by an IPv4 address")
+        }
+        return try endpoint(path: path)
+    }
+
+    /// The IPv6 address between the brackets of the server URL's host, if it names one.
+    var ipv6Host: Substring? {
+        guard let schemeEnd = server.firstRange(of: "://") else { return nil }
+        let host = server[schemeEnd.upperBound...].prefix { $0 != "/" }
+        guard host.hasPrefix("["), let close = host.firstIndex(of: "]") else { return nil }
+        return host[host.index(after: host.startIndex)..<close]
     }
 
     /// Whether the server URL names its host by an IPv4 or IPv6 address.
