@@ -303,6 +303,34 @@ struct CallProcessTests {
         await server.stop()
     }
 
+    /// A user in an answered call is busy: a second caller is refused at once (status 3)
+    /// and the dial is logged as failed; with `serve --ring-through-calls` it rings instead.
+    @Test(arguments: [false, true])
+    func aUserInACallIsBusyUnlessTheServerRingsThroughCalls(ringThrough: Bool) async throws {
+        let server = try await TestServer(arguments: ringThrough ? ["--ring-through-calls"] : [])
+        let bob = try await callee(server, "bob")
+        let alice = try server.member("call", token: try await server.callToken("alice"), ["--to", "bob", "--duration", "8", "--events"])
+        #expect(await bob.wait(upTo: 20) { process in
+            process.events.contains { $0["event"] as? String == "phase" && $0["phase"] as? String == "accepted" }
+        }, "bob: \(bob.stderr)")
+        let carol = try server.member("call", token: try await server.callToken("carol"),
+                                      ["--to", "bob", "--events"] + (ringThrough ? ["--cancel-after", "1"] : []))
+        if ringThrough {
+            #expect(await carol.exitStatus(timeout: 20) != 3, "carol: \(carol.stderr)")
+            #expect(result(carol) == "canceled", "rang until carol hung up: \(carol.stderr)")
+        } else {
+            #expect(await carol.exitStatus(timeout: 20) == 3, "carol: \(carol.stderr)")
+            #expect(carol.stderr.contains("calleeBusy"), "\(carol.stderr)")
+            let record = try #require(try await log(server, "carol").first)
+            #expect(record["result"] as? String == "dialFailed" && record["failure"] as? String == "calleeBusy", "\(record)")
+        }
+        #expect(await alice.exitStatus(timeout: 40) == 0, "the first call goes on: \(alice.stderr)")
+        #expect(result(alice) == "completed")
+        bob.signal(SIGTERM)
+        _ = await bob.exitStatus(timeout: 10)
+        await server.stop()
+    }
+
     @Test(.wallClockExclusive) func aCalleeKilledMidCallIsLostOnTheCallersSideWithinTheWindow() async throws {
         let window = 2.0
         let server = try await TestServer(arguments: ["--call-reconnect-window", "\(window)"])

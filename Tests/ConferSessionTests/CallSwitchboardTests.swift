@@ -193,6 +193,46 @@ import Testing
         #expect(results.map(\.2) == [.calleeOffline, .calleeUnknown])
     }
 
+    /// A user in an answered call is busy: a dial to it fails at once and is logged, until
+    /// that call ends. Calls that only ring make no one busy, and the user may still call out.
+    @Test func aUserInAnAnsweredCallIsBusy() throws {
+        var h = CallHarness()
+        let alice = h.signIn("alice")
+        let bob = h.signIn("bob")
+        let carol = h.signIn("carol")
+        let first = try h.place("bob", from: alice)
+        let ringing = try h.place("bob", from: carol)
+        #expect(h.incoming(bob) == [first, ringing], "two calls ringing at once: no one is busy yet")
+        h.send(.accept(call: first), from: bob)
+        #expect(h.view(ringing, at: carol)?.phase == .ringing, "the other call rings on")
+        #expect(h.dial("bob", from: carol) == nil)
+        #expect(h.refusals(carol) == [.calleeBusy])
+        #expect(h.dial("alice", from: carol) == nil, "the caller of an answered call is busy too")
+        #expect(h.refusals(carol) == [.calleeBusy, .calleeBusy])
+        let failed = h.log.values.filter { $0.failure == .calleeBusy }
+        #expect(failed.count == 2 && failed.allSatisfy { $0.result == .dialFailed && $0.ended == $0.started })
+        #expect(Set(failed.map(\.callee)) == ["alice", "bob"])
+        #expect(h.board.activeCalls == 2, "the answered call and the one still ringing; the busy dials hold nothing")
+        _ = try h.place("carol", from: bob)
+        h.send(.end(call: first, lost: false), from: alice)
+        let again = try h.place("bob", from: carol)
+        #expect(h.incoming(bob).last == again, "free again once the call ended")
+    }
+
+    @Test func withRingingThroughCallsABusyUserRings() throws {
+        var rules = CallHarness.quietRules
+        rules.ringsThroughCalls = true
+        var h = CallHarness(rules: rules)
+        let alice = h.signIn("alice")
+        let bob = h.signIn("bob")
+        let carol = h.signIn("carol")
+        let first = try h.place("bob", from: alice)
+        h.send(.accept(call: first), from: bob)
+        let waiting = try h.place("bob", from: carol)
+        #expect(h.incoming(bob) == [first, waiting])
+        #expect(h.refusals(carol).isEmpty)
+    }
+
     @Test func usersRememberedFromTheLogAreOfflineNotUnknown() {
         var h = CallHarness()
         h.board.rememberUsers(["carol"])

@@ -10,12 +10,15 @@ import FuzzTraffic
 /// N-th call placed. After every input the rules must hold: no device on two connections,
 /// every ended call logged with a result, at most one answering device, bounded state; and
 /// what each signed-in device was last told of a call is the call as it stands for it; a
-/// renewed token goes only to a device signed in.
+/// renewed token goes only to a device signed in. An input of odd length runs the server
+/// that rings users through their calls, one of even length the one that refuses them as busy.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var rules = CallRules()
     rules.maximumCallsPerUser = 3
     rules.rememberedEndedCalls = 4
+    // Both answers to a dial for a user in a call: refused as busy, or ringing through.
+    rules.ringsThroughCalls = size % 2 == 1
     var now = SessionTime(milliseconds: 1_000_000)
     var board = CallSwitchboard(rules: rules, random: SeededGenerator(seed: 3))
     let devices = [("a", "1"), ("a", "2"), ("b", "1"), ("b", "2"), ("b", "3"), ("c", "1"), ("c", "2"), ("a", "1")]

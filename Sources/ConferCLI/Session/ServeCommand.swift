@@ -54,6 +54,8 @@ struct ServeCommand: AsyncParsableCommand {
     var connectionTimeout: Double = 60
     @Option(help: "Seconds a side of a call whose connection dropped may come back.")
     var callReconnectWindow: Double = 10
+    @Flag(help: "Ring a user who is in an answered call (call waiting). Without it such a dial fails at once as calleeBusy.")
+    var ringThroughCalls = false
     @Option(help: "UDP port of the STUN responder on the --listen address, which tells each device the address its media is seen from (behind a NAT, the NAT's mapping); 0 picks a free one. Welcomes name it.")
     var stunPort = 0
     @Flag(help: "Run no STUN responder: devices announce the address their media is bound to (or --media-address).")
@@ -100,6 +102,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.callRules.connectionTimeout = .milliseconds(Int64(connectionTimeout * 1000))
         configuration.callRules.reconnectWindow = .milliseconds(Int64(callReconnectWindow * 1000))
         configuration.callRules.refreshesTokens = !noTokenRefresh
+        configuration.callRules.ringsThroughCalls = ringThroughCalls
         configuration.stunPort = noStun ? nil : stunPort
         configuration.callLogPath = memoryDB ? nil : (db ?? FileManager.default.currentDirectoryPath + "/confer-calls.sqlite")
         var logger = Logger(label: "confer.serve")

@@ -99,7 +99,8 @@ public actor CallClient {
 
     /// Calls `callee`; returns the call once it rings (its ``Call/state`` follows it from
     /// there). Throws the server's refusal: ``SessionRefusal/calleeUnknown``,
-    /// ``SessionRefusal/calleeOffline``, ``SessionRefusal/selfCall``, ``SessionRefusal/invalidParameters``.
+    /// ``SessionRefusal/calleeOffline``, ``SessionRefusal/calleeBusy``, ``SessionRefusal/selfCall``,
+    /// ``SessionRefusal/invalidParameters``.
     /// `codec` is the video codec this device will send (`vp8`, `vp9`, `h264`), which the
     /// callee's devices see while the call rings (``CallInfo/callerCodec``).
     public func dial(_ callee: String, video: Bool, codec: String? = nil, customItems: [String: String]? = nil, ringingTimeout: Duration? = nil,

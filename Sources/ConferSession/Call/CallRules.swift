@@ -18,6 +18,13 @@ public struct CallRules: Sendable, Hashable {
     public var maximumItemKeyBytes = 128
     /// The longest custom item value, in UTF-8 bytes.
     public var maximumItemValueBytes = 1024
+    /// Whether a call to a user already in an answered call rings that user's devices
+    /// (call waiting, for an app that can hold one call and take another). Off: the dial
+    /// fails at once as ``SessionRefusal/calleeBusy`` and is logged as
+    /// ``CallEndResult/dialFailed``, where it would otherwise ring on unanswered until
+    /// ``ringingTimeout``. Calls that only ring make no one busy: two callers may ring one
+    /// user at once, and the first answered leaves the other ringing.
+    public var ringsThroughCalls = false
     /// Calls in progress a user may be part of at once, so a flood cannot grow the state.
     public var maximumCallsPerUser = 16
     /// Ended calls remembered, so that late messages about them are answered as such.

@@ -311,8 +311,9 @@ public struct CallSwitchboard<Random: RandomNumberGenerator & Sendable>: Sendabl
         var record = CallRecord(id: id, caller: device.identity, callerDevice: device.device, callee: callee, video: video,
                                 started: now, customItems: items)
         let devices = online.keys.filter { $0.identity == callee }.sorted { $0.device < $1.device }
-        guard !devices.isEmpty else {
-            let reason: SessionRefusal = known.contains(callee) ? .calleeOffline : .calleeUnknown
+        let busy = !rules.ringsThroughCalls && (callsOf[callee] ?? []).contains { calls[$0]?.record.accepted != nil }
+        guard !devices.isEmpty, !busy else {
+            let reason: SessionRefusal = busy ? .calleeBusy : known.contains(callee) ? .calleeOffline : .calleeUnknown
             record.result = .dialFailed
             record.ended = now
             record.failure = reason

@@ -56,6 +56,9 @@ public enum SessionRefusal: String, Sendable, Codable, CaseIterable, Hashable, E
     case calleeUnknown
     /// The callee has no device signed in.
     case calleeOffline
+    /// The callee is in another call that was answered, and the server does not ring a
+    /// user through one (``CallRules/ringsThroughCalls``).
+    case calleeBusy
     /// A call to oneself.
     case selfCall
     /// A dial or a call message with fields out of range (identity, timeouts, custom items).
@@ -108,6 +111,7 @@ extension SessionRefusal {
         case .unknownCall: "no such call for this user"
         case .calleeUnknown: "nobody of that name has signed in to this server: check the name"
         case .calleeOffline: "the callee has no device signed in: try again later"
+        case .calleeBusy: "the callee is in another call: try again later"
         case .selfCall: "a call to oneself"
         case .invalidParameters: "a field of the request is out of range"
         case .callAnswered: "the call was already answered, or has ended"
