@@ -22,7 +22,7 @@ struct CallCommand: AsyncParsableCommand {
         --commands, type during the call: mic on|off, camera on|off, set KEY=VALUE, unset KEY, hangup. Once answered, the two devices send \
         Opus (and, with --video, VP8, VP9 or H.264 up to 720p at 24 fps, each side in its own --codec) to each other directly over SRTP. The call's \
         end result is always printed (stdout; --json for the call's log record) and sets the exit status: \
-        0 completed, 3 refused (token, unknown or offline user), 4 the server ended the connection, 5 not \
+        0 completed, 3 refused (token; unknown, offline or busy user), 4 the server ended the connection, 5 not \
         answered (declined, canceled, no answer, another device answered), 6 failed (timed out, connection lost, \
         accept failed, or the caller's video could not be written to -o, so this device declined).
           confer call --server http://127.0.0.1:7880 --token "$BOB" --device phone          # answers
