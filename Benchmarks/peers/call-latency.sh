@@ -2,7 +2,8 @@
 # Call set-up on loopback: CALLS video calls between two devices in the CallLatency tool
 # (release) through one `confer serve` (release), and as many again, alternating, with the
 # callee behind a NAT (announcing an address where nothing answers). Prints dial → ringing and
-# accept → first decoded picture at the caller, p50 and p95, in milliseconds, for each kind.
+# accept → first decoded picture at the caller, p50 and p95, in milliseconds, for each kind; and, during
+# each call, a third user's dial → calleeBusy refusal.
 #
 #   Benchmarks/peers/call-latency.sh            # 20 calls of each kind
 #   CALLS=50 Benchmarks/peers/call-latency.sh

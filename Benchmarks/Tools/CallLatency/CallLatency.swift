@@ -17,6 +17,10 @@ import ToolSupport
 /// datagrams come from (ConferNet's `MediaConsent`). Both kinds alternate in one run, so
 /// the difference between them is the cost of that move.
 ///
+/// While each call runs, carol dials bob too and is told at once that he is busy
+/// (``SessionRefusal/calleeBusy``): dial → refusal is the time a second caller waits, where a
+/// server that rang bob through his call would keep carol waiting for the ringing timeout.
+///
 ///     CallLatency --server http://127.0.0.1:7880 --secret S [--calls 20]   # 20 of each
 @main
 struct CallLatency {
@@ -33,6 +37,8 @@ struct CallLatency {
         }
         let alice = try await client("alice")
         let bob = try await client("bob")
+        let carol = try await client("carol")
+        var busy: [Double] = []
         var ringing: [Double] = []
         var firstFrame: [Double] = []
         var firstFrameBehindNAT: [Double] = []
@@ -61,6 +67,13 @@ struct CallLatency {
                 let elapsed = milliseconds(seen - accepted)
                 if behindNAT { firstFrameBehindNAT.append(elapsed) } else { firstFrame.append(elapsed) }
             }
+            let dialedBusy = ContinuousClock.now
+            do {
+                _ = try await carol.dial("bob", video: true)
+                arguments.fail("carol's dial rang bob in the middle of his call: is the server running with --ring-through-calls?")
+            } catch CallClientError.refused(.calleeBusy) {
+                busy.append(milliseconds(ContinuousClock.now - dialedBusy))
+            }
             await call.end()
             moves += try await aliceMedia.value.peerMoves
             _ = try await bobMedia.value
@@ -69,12 +82,14 @@ struct CallLatency {
         }
         await alice.stop()
         await bob.stop()
+        await carol.stop()
         let report: [String: Any] = [
             "calls": ringing.count,
             "dialToRingingMs": ["p50": percentile(ringing, 0.5), "p95": percentile(ringing, 0.95)],
             "acceptToFirstFrameMs": ["p50": percentile(firstFrame, 0.5), "p95": percentile(firstFrame, 0.95)],
             "acceptToFirstFrameCalleeBehindNATMs": ["p50": percentile(firstFrameBehindNAT, 0.5), "p95": percentile(firstFrameBehindNAT, 0.95)],
             "callerMovesBehindNAT": moves,
+            "dialToBusyMs": ["p50": percentile(busy, 0.5), "p95": percentile(busy, 0.95)],
         ]
         let data = try JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys])
         FileHandle.standardOutput.write(data + Data("\n".utf8))
