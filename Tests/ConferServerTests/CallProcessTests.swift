@@ -323,6 +323,9 @@ struct CallProcessTests {
             #expect(carol.stderr.contains("calleeBusy"), "\(carol.stderr)")
             let record = try #require(try await log(server, "carol").first)
             #expect(record["result"] as? String == "dialFailed" && record["failure"] as? String == "calleeBusy", "\(record)")
+            let lines = try server.member("calls", token: try await server.callToken("carol"), [])
+            #expect(await lines.exitStatus() == 0)
+            #expect(lines.stdout.contains("→ bob  voice  dialFailed (calleeBusy)"), "the log says why: \(lines.stdout)")
         }
         #expect(await alice.exitStatus(timeout: 40) == 0, "the first call goes on: \(alice.stderr)")
         #expect(result(alice) == "completed")

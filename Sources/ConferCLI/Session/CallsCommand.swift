@@ -68,6 +68,8 @@ struct CallsCommand: AsyncParsableCommand {
         let direction = call.caller == identity ? "→ \(call.callee)" : "← \(call.caller)"
         let seconds = Double(call.duration.components.seconds) + Double(call.duration.components.attoseconds) / 1e18
         var text = "\(formatter.string(from: when))  \(direction)  \(call.video ? "video" : "voice")  \(call.result?.rawValue ?? "in progress")"
+        // Why a dial failed: the callee unknown, offline or busy.
+        if let failure = call.failure { text += " (\(failure.rawValue))" }
         if call.connected != nil { text += String(format: "  %.1f s", seconds) }
         if let device = call.acceptedDevice { text += "  answered on \(device)" }
         return text + "  \(call.id)"
