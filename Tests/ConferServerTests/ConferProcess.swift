@@ -47,15 +47,31 @@ final class ConferProcess: Sendable {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        out.fileHandleForReading.readabilityHandler = { [output] handle in
-            let data = handle.availableData
-            output.data.withLock { $0.append(data) }
-        }
-        err.fileHandleForReading.readabilityHandler = { [errors] handle in
-            let data = handle.availableData
-            errors.data.withLock { $0.append(data) }
-        }
         try process.run()
+        Self.drain(out.fileHandleForReading, into: output)
+        Self.drain(err.fileHandleForReading, into: errors)
+    }
+
+    /// Reads `handle` into `buffer` on a thread of its own until the process closes its end,
+    /// then closes it. Not `readabilityHandler`: a handler left set keeps its descriptor open
+    /// for the rest of the run (the wall-clock suites went past 1,300, where Foundation's
+    /// `Process.run()` once crashed), and clearing one at the end of the stream traps in
+    /// libdispatch. Started after `run()`, so a launch that fails leaves no reader blocked.
+    private static func drain(_ handle: FileHandle, into buffer: Buffer) {
+        Thread {
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            while true {
+                let count = chunk.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+                if count > 0 {
+                    buffer.data.withLock { $0.append(contentsOf: chunk[..<count]) }
+                } else if count < 0, errno == EINTR {
+                    continue
+                } else {
+                    break
+                }
+            }
+            try? handle.close()
+        }.start()
     }
 
     var stdout: String { output.data.withLock { String(decoding: $0, as: UTF8.self) } }
